@@ -1,0 +1,34 @@
+# Developer entry points. `make test` is the one command CI runs (see .ci/run).
+# Prefer a real Python 3.10 (the Cat's); fall back to python3. Each candidate must actually run.
+PY310 := $(shell for c in python3.10 $$HOME/.pyenv/versions/3.10*/bin/python3.10 /usr/bin/python3.10; do \
+	"$$c" -c 'import sys; assert sys.version_info[:2] == (3, 10)' >/dev/null 2>&1 && { echo "$$c"; break; }; done)
+PYTHON ?= $(if $(PY310),$(PY310),python3)
+VENV := .venv
+VPY := $(VENV)/bin/python
+
+.PHONY: venv test lint syntax310 unit integration bench clean zip
+
+$(VENV)/.stamp: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.stamp
+
+lint: venv
+	$(VPY) -m ruff check .
+
+syntax310: venv
+	$(VPY) tests/check_py310.py
+
+unit: venv
+	$(VPY) -m pytest
+
+test: lint syntax310 unit
+
+zip:
+	git archive --format=zip --prefix=code_working_memory/ -o code_working_memory.zip HEAD -- . ':!tests' ':!bench' ':!.ci' ':!docker'
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

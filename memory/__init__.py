@@ -1,0 +1,45 @@
+"""Framework-free memory core: scratchpad, memory API, code index, commit history.
+
+Never imports ``cat``. Public names resolve lazily (PEP 562) so that importing the package is
+cheap and has no side effects: the Cat imports every module of the plugin, and the heavy parts
+(tree-sitter grammars, git backends) load only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS: dict[str, str] = {
+    # scratchpad (seed 001)
+    "Scratchpad": ".scratchpad",
+    "TaskNotFound": ".errors",
+    # errors
+    "CodeMemoryError": ".errors",
+    # memory API (seed 004)
+    "MemorySystem": ".system",
+    "ScoredMemory": ".system",
+    "SyncMemorySystem": ".sync",
+    "HashingEmbedder": ".embedding",
+    # code memory (seed 004 / GitMemory)
+    "CodeMemorySystem": ".codebase",
+    "CodeContext": ".codebase",
+    # episodic memory (seed 000 CommitIndex)
+    "CommitIndex": ".commits",
+    "CommitInfo": ".commits",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
