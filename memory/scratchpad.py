@@ -255,7 +255,8 @@ class Scratchpad:
         del task["log"][:-MAX_LOG_ENTRIES]
 
     def _archive(self, sink: Any, task_id: str, key: str, value: Any) -> Any:
-        text = f"{key}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+        body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        text = f"{key}: {body}"
         metadata = {"source": "scratchpad", "task_id": task_id, "key": key,
                     "archived_at": self._now()}
         if hasattr(sink, "add_memory"):
