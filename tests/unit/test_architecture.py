@@ -1,0 +1,136 @@
+"""The project's non-negotiables, checked mechanically on every .py file.
+
+The Cat imports every .py file of the plugin (cat-v1-api.md §1.5): these rules keep that safe.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import pathlib
+import sys
+import threading
+
+import pytest
+from packaging.requirements import InvalidRequirement, Requirement
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GLUE = {"hooks.py", "tools.py", "forms.py"}  # need the Cat to import
+
+
+def python_files():
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if not any(part.startswith(".") for part in rel.parts):
+            yield rel
+
+
+def imports_of(rel):
+    tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node, alias.name, 0
+        elif isinstance(node, ast.ImportFrom):
+            yield node, node.module or "", node.level
+
+
+def top_level_imports(rel):
+    tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            yield node.module or ""
+
+
+def test_requirements_are_bare_lines_the_cat_can_parse():
+    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == "", "end the file with one newline"
+    for number, line in enumerate(lines[:-1], 1):
+        assert line.strip() and not line.lstrip().startswith(("#", "-")) and " #" not in line, (
+            f"requirements.txt line {number} ({line!r}): the Cat stops installing at the first "
+            "blank, comment or option line")
+        try:
+            name = Requirement(line).name
+        except InvalidRequirement as err:
+            pytest.fail(f"requirements.txt line {number} ({line!r}) is not a requirement: {err}")
+        assert not name.lower().startswith("cheshire"), "never list the Cat itself"
+
+
+def test_plugin_json_and_no_root_init():
+    manifest = json.loads((ROOT / "plugin.json").read_text(encoding="utf-8"))
+    assert manifest["name"] == "Code Working Memory"
+    for key in ("description", "author_name", "version", "tags", "thumb", "min_cat_version",
+                "max_cat_version"):
+        assert key in manifest
+    assert manifest["min_cat_version"] == "1.8.0" and manifest["max_cat_version"].startswith("1.9")
+    assert not (ROOT / "__init__.py").exists(), "a root __init__.py runs twice in the Cat"
+
+
+@pytest.mark.parametrize("core", ["memory", "codegen"])
+def test_cores_never_import_the_cat_langchain_or_each_other(core):
+    other = {"memory": "codegen", "codegen": "memory"}[core]
+    for rel in python_files():
+        if rel.parts[0] != core:
+            continue
+        for node, module, level in imports_of(rel):
+            head = module.split(".")[0]
+            assert level > 0 or head not in ("cat", "langchain", "langchain_core", other,
+                                             "codemem"), f"{rel}:{node.lineno} imports {module}"
+            if level >= len(rel.parts):  # reaches above the core package
+                assert not module.startswith(other), f"{rel}:{node.lineno} imports {other}"
+
+
+def test_plugin_code_uses_relative_imports_for_its_own_packages():
+    own = {"memory", "codegen", "runtime", "settings", "hooks", "tools", "forms", "bench",
+           "examples"}
+    for rel in python_files():
+        if rel.parts[0] == "tests":
+            continue
+        for node, module, level in imports_of(rel):
+            assert not (level == 0 and module.split(".")[0] in own | {"codemem"}), (
+                f"{rel}:{node.lineno}: absolute import of {module} breaks inside the Cat")
+
+
+def test_gitpython_is_never_imported_at_module_level():
+    for rel in python_files():
+        for module in top_level_imports(rel):
+            assert module.split(".")[0] != "git", f"{rel} imports GitPython at module level"
+
+
+def test_no_python_fixture_files_and_no_decorated_reexports():
+    for rel in python_files():
+        if rel.parts[0] == "tests" and "golden" in rel.parts:
+            pytest.fail(f"{rel}: fixtures must not be .py files (the Cat would import them)")
+        if rel.name in GLUE:
+            continue
+        for node, module, level in imports_of(rel):
+            if module.split(".")[-1] in ("hooks", "tools", "forms") or (
+                level and not module and any(a.name in ("hooks", "tools", "forms")
+                                             for a in node.names)):
+                pytest.fail(f"{rel}:{node.lineno} imports the glue: its hooks would register twice")
+
+
+def test_every_non_glue_module_imports_without_side_effects():
+    """What the Cat does at load time: import every file. Nothing may change the process."""
+    before_cwd, before_env = os.getcwd(), dict(os.environ)
+    before_threads = set(threading.enumerate())
+    before_path = list(sys.path)
+    failures = []
+    for rel in python_files():
+        if rel.name in GLUE or rel.parts[0] == "tests" and rel.parts[1:2] == ("integration",):
+            continue
+        name = "codemem." + ".".join(rel.with_suffix("").parts)
+        name = name.removesuffix(".__init__")
+        try:
+            importlib.import_module(name)
+        except Exception as err:  # report every broken module, not just the first
+            failures.append(f"{rel}: {type(err).__name__}: {err}")
+    assert not failures, "\n".join(failures)
+    assert os.getcwd() == before_cwd
+    assert dict(os.environ) == before_env
+    assert sys.path == before_path
+    assert set(threading.enumerate()) <= before_threads
