@@ -1,0 +1,93 @@
+"""The dense candidate stage: an in-memory vector index kept in step with the SQLite store.
+
+Why in memory: reading 100k vector blobs per query would cost far more than the search itself.
+The index follows the store's ``generation`` counter: our own writes patch it in place; a write
+from another connection or process (generation moved without us) makes it reload lazily.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .embedding import VectorIndex, as_matrix, embedder_key
+from .store import MemoryStore, Mutation
+
+_REEMBED_CHUNK = 512
+
+
+class DenseStage:
+    """Embeds texts and answers top-k cosine queries over the store's vectors (thread-safe)."""
+
+    def __init__(self, store: MemoryStore, embedder: Any) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._lock = threading.RLock()
+        self._index: VectorIndex | None = None
+        self._generation = -1
+        self._space: tuple[str, int] | None = None
+
+    def space(self) -> tuple[str, int]:
+        """``(embedder key, dimension)``; the dimension is probed once if not declared."""
+        if self._space is None:
+            dimension = getattr(self._embedder, "dimension", None)
+            if not isinstance(dimension, int):
+                dimension = int(as_matrix(self._embedder.embed_query("dimension probe")).shape[1])
+            self._space = (embedder_key(self._embedder, dimension), dimension)
+        return self._space
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.space()[1]), dtype=np.float32)
+        return as_matrix(self._embedder.embed_documents(list(texts)), self.space()[1])
+
+    def blob(self, vector: np.ndarray) -> bytes:
+        return np.asarray(vector, dtype=np.float32).tobytes()
+
+    def applied(self, mutation: Mutation, put: Sequence[tuple[int, np.ndarray]] = (),
+                remove: Sequence[int] = ()) -> None:
+        """Patch the index after our own write, or drop it if another writer came in between."""
+        if mutation.generation_before < 0:
+            return
+        with self._lock:
+            if self._index is None or self._generation != mutation.generation_before:
+                self._index = None
+                return
+            self._index.remove(remove)
+            if put:
+                self._index.put([k for k, _ in put], np.stack([v for _, v in put]))
+            self._generation = mutation.generation_after
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._index = None
+
+    def search(self, query: str, k: int, filters: Mapping[str, Any] | None) -> list[int]:
+        """Seqs of the ``k`` nearest memories to ``query`` (restricted by ``filters``)."""
+        vector = as_matrix(self._embedder.embed_query(query), self.space()[1])[0]
+        allowed = self._store.matching_seqs(filters) if filters else None
+        with self._lock:
+            index = self._current()
+            return index.search(vector, k, allowed)
+
+    def _current(self) -> VectorIndex:
+        if self._index is not None and self._store.generation() == self._generation:
+            return self._index
+        key, dimension = self.space()
+        generation, have, missing = self._store.vectors(key)
+        index = VectorIndex(dimension)
+        if have:
+            seqs = [seq for seq, _ in have]
+            matrix = np.frombuffer(b"".join(blob for _, blob in have), dtype=np.float32)
+            index.put(seqs, matrix.reshape(len(have), dimension))
+        for start in range(0, len(missing), _REEMBED_CHUNK):
+            chunk = missing[start:start + _REEMBED_CHUNK]
+            vectors = self.embed_documents([text for _, text, _ in chunk])
+            items = [(seq, h, self.blob(v)) for (seq, _, h), v in zip(chunk, vectors, strict=True)]
+            self._store.set_vectors(items, key)
+            index.put([seq for seq, _, _ in chunk], vectors)
+        self._index, self._generation = index, generation
+        return index

@@ -1,0 +1,155 @@
+"""Offline embeddings and the in-memory vector index of the dense candidate stage.
+
+Why hashing: the plugin must work standalone and in tests with no model download. Feature
+hashing of identifier-aware tokens is deterministic across processes (crc32, not ``hash()``),
+and good enough to *propose* candidates that the LLM then scores. Any object with
+``embed_documents(list[str])`` and ``embed_query(str)`` (the Cat's ``cat.embedder`` included)
+can replace it.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from .retrieval import split_identifier
+
+_WORD = re.compile(r"\w+")
+
+
+class Embedder(Protocol):
+    """What the dense stage needs; LangChain embedders (``cat.embedder``) fit."""
+
+    def embed_documents(self, texts: list[str]) -> Any: ...
+
+    def embed_query(self, text: str) -> Any: ...
+
+
+class HashingEmbedder:
+    """Deterministic feature-hashing embedder: words and identifier parts, log tf, L2-normalised."""
+
+    def __init__(self, dimension: int = 256) -> None:
+        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 8:
+            raise ValueError(f"dimension must be an int >= 8, got {dimension!r}")
+        #: vector size; stored with each vector so a change of embedder triggers re-embedding
+        self.dimension = dimension
+        #: identifies the vector space (algorithm version + size)
+        self.name = f"hashing-v1-{dimension}"
+
+    def _vector(self, text: str) -> np.ndarray:
+        counts: dict[tuple[int, float], float] = {}
+        for word in _WORD.findall(text):
+            lower = word.lower()
+            parts = split_identifier(word)
+            for token in {lower, *parts} if len(parts) > 1 else (lower,):
+                h = zlib.crc32(token.encode("utf-8"))
+                slot = (h % self.dimension, 1.0 if (h >> 31) & 1 else -1.0)
+                counts[slot] = counts.get(slot, 0.0) + 1.0
+        vec = np.zeros(self.dimension, dtype=np.float32)
+        for (index, sign), count in counts.items():
+            vec[index] += sign * (1.0 + np.log(count))
+        norm = float(np.linalg.norm(vec))
+        return vec / norm if norm > 0 else vec
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        """Embed ``texts`` into a ``(len(texts), dimension)`` float32 array."""
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            out[i] = self._vector(text)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query into a ``(dimension,)`` float32 array."""
+        return self._vector(text)
+
+
+def embedder_key(embedder: Any, dimension: int) -> str:
+    """The identity of a vector space, stored next to each vector."""
+    name = getattr(embedder, "name", None) or type(embedder).__name__
+    return f"{name}:{dimension}"
+
+
+def as_matrix(vectors: Any, dimension: int | None = None) -> np.ndarray:
+    """Normalised float32 rows; ``ValueError`` if the shape or values are wrong."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix.reshape(1, -1)
+    if matrix.ndim != 2 or (dimension is not None and matrix.shape[1] != dimension):
+        raise ValueError(f"embeddings must have shape (n, {dimension}), got {matrix.shape}")
+    if not np.all(np.isfinite(matrix)):
+        raise ValueError("embeddings contain NaN or infinity")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1.0)
+
+
+class VectorIndex:
+    """Row-aligned matrix of normalised vectors keyed by the store's integer ``seq``.
+
+    Brute-force cosine: at 100k x 256 float32 one query is a ~25 M multiply-add, a few ms, and
+    it stays exact. Not thread-safe; the owner guards it.
+    """
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self._matrix = np.zeros((0, dimension), dtype=np.float32)
+        self._keys = np.zeros(0, dtype=np.int64)
+        self._size = 0
+        self._row: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def put(self, keys: Sequence[int], matrix: np.ndarray) -> None:
+        """Insert or replace the vectors of ``keys`` (rows of ``matrix``, already normalised)."""
+        for key, vec in zip(keys, matrix, strict=False):
+            row = self._row.get(key)
+            if row is None:
+                row = self._append_row()
+                self._row[key] = row
+                self._keys[row] = key
+            self._matrix[row] = vec
+
+    def _append_row(self) -> int:
+        if self._size == len(self._keys):
+            capacity = max(1024, 2 * len(self._keys))
+            matrix = np.zeros((capacity, self.dimension), dtype=np.float32)
+            matrix[: self._size] = self._matrix[: self._size]
+            keys = np.zeros(capacity, dtype=np.int64)
+            keys[: self._size] = self._keys[: self._size]
+            self._matrix, self._keys = matrix, keys
+        self._size += 1
+        return self._size - 1
+
+    def remove(self, keys: Iterable[int]) -> None:
+        """Drop ``keys`` (missing ones are ignored); swaps the last row into the hole."""
+        for key in keys:
+            row = self._row.pop(key, None)
+            if row is None:
+                continue
+            last = self._size - 1
+            if row != last:
+                moved = int(self._keys[last])
+                self._matrix[row] = self._matrix[last]
+                self._keys[row] = moved
+                self._row[moved] = row
+            self._size = last
+
+    def search(self, query: np.ndarray, k: int, allowed: Sequence[int] | None = None) -> list[int]:
+        """Keys of the ``k`` most similar vectors, best first; ``allowed`` restricts the keys."""
+        if self._size == 0 or k <= 0:
+            return []
+        scores = self._matrix[: self._size] @ query.astype(np.float32)
+        if allowed is not None:
+            mask = np.isin(self._keys[: self._size], np.asarray(list(allowed), dtype=np.int64))
+            scores = np.where(mask, scores, -np.inf)
+            k = min(k, int(mask.sum()))
+            if k == 0:
+                return []
+        k = min(k, self._size)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [int(self._keys[i]) for i in top]

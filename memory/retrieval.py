@@ -1,0 +1,169 @@
+"""Pure retrieval helpers: identifier tokens, FTS5 queries, rank fusion and metadata filters.
+
+Why a separate pure module: candidate selection decides how many LLM calls a query costs, so its
+parts must be testable without a database or a model. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+#: The RRF constant from Cormack et al.; 60 is the value every hybrid-search stack uses.
+RRF_K = 60
+
+_WORD = re.compile(r"\w+")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
+
+#: Words too common to help a lexical match; they only slow bm25 down on large stores.
+STOPWORDS = frozenset(
+    "a about an and are as at be by can do does for from has have how i in is it its me my of "
+    "on or our so that the their them there these this to was we what when where which who why "
+    "will with you your".split()
+)
+
+_SCALARS = (str, int, float, bool, type(None))
+_RANGE_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
+
+
+def split_identifier(word: str) -> list[str]:
+    """Split ``getUserName`` / ``get_user_name`` / ``HTTPServer2`` into lower-case parts."""
+    parts: list[str] = []
+    for chunk in word.split("_"):
+        parts.extend(p.lower() for p in _CAMEL_PART.findall(chunk))
+    return [p for p in parts if p]
+
+
+def identifier_tokens(text: str) -> list[str]:
+    """Extra tokens for FTS: the parts of every compound identifier in ``text``.
+
+    The FTS tokenizer keeps ``get_user`` whole (``tokenchars _``) and lower-cases ``getUser`` to
+    ``getuser``; these parts let a query for "user" find both.
+    """
+    extra: list[str] = []
+    for word in _WORD.findall(text):
+        parts = split_identifier(word)
+        if len(parts) > 1:
+            extra.extend(parts)
+    return extra
+
+
+def query_terms(text: str, limit: int = 32) -> list[str]:
+    """Distinct search terms of ``text``: words and identifier parts, stopwords dropped."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text):
+        for term in [word.lower(), *split_identifier(word)]:
+            if term and term not in STOPWORDS and term not in seen:
+                seen[term] = None
+    return list(seen)[:limit]
+
+
+def fts_match_expression(terms: Sequence[str]) -> str:
+    """An FTS5 MATCH expression that ORs the quoted terms (quoting defuses FTS syntax)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[int]:
+    """Fuse ranked id lists: ``score(d) = sum 1 / (k + rank)``; ties keep first-seen order.
+
+    RRF needs no score normalisation, which matters because bm25 and cosine live on different
+    scales (and a user's injected embedder on yet another).
+    """
+    scores: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    order = {item: i for i, item in enumerate(scores)}
+    return sorted(scores, key=lambda item: (-scores[item], order[item]))
+
+
+def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata") -> tuple[str, list]:
+    """Translate a metadata filter into an SQL condition over the JSON ``column`` plus params.
+
+    Grammar: ``{"key": value}`` (equality; ``None`` matches a missing key too),
+    ``{"key": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": v, "$in"|"$nin": [v, ...]}}``,
+    ``{"$and": [f, ...]}``, ``{"$or": [f, ...]}``; several keys in one mapping are ANDed.
+    Raises ``ValueError`` on anything else, so a typo never silently matches everything.
+    """
+    if filters is None:
+        return "1", []
+    if not isinstance(filters, Mapping):
+        raise ValueError(f"filters must be a mapping, got {type(filters).__name__}")
+    clauses: list[str] = []
+    params: list = []
+    for key, cond in filters.items():
+        if key in ("$and", "$or"):
+            sql, sub = _compile_group(key, cond, column)
+        elif isinstance(key, str) and key.startswith("$"):
+            raise ValueError(f"unknown filter operator {key!r}; use $and, $or or a metadata key")
+        else:
+            sql, sub = _compile_field(key, cond, column)
+        clauses.append(sql)
+        params.extend(sub)
+    return ("(" + " AND ".join(clauses) + ")" if clauses else "1"), params
+
+
+def _compile_group(op: str, conds: Any, column: str) -> tuple[str, list]:
+    if not isinstance(conds, (list, tuple)) or not conds:
+        raise ValueError(f"{op} takes a non-empty list of filters")
+    parts, params = [], []
+    for cond in conds:
+        sql, sub = compile_filter(cond, column)
+        parts.append(sql)
+        params.extend(sub)
+    joiner = " AND " if op == "$and" else " OR "
+    return "(" + joiner.join(parts) + ")", params
+
+
+def _json_path(key: Any) -> str:
+    if not isinstance(key, str) or not key or '"' in key:
+        raise ValueError(f"bad metadata key in filter: {key!r} (non-empty string without '\"')")
+    return '$."' + key + '"'
+
+
+def _scalar(value: Any) -> Any:
+    if not isinstance(value, _SCALARS) or (isinstance(value, float) and not math.isfinite(value)):
+        raise ValueError(f"filter values must be finite scalars, got {value!r}")
+    return value
+
+
+def _compile_field(key: Any, cond: Any, column: str) -> tuple[str, list]:
+    path = _json_path(key)
+    expr = f"json_extract({column}, ?)"
+    if not isinstance(cond, Mapping):
+        return _compile_op(expr, path, "$eq", cond)
+    if not cond:
+        raise ValueError(f"empty condition for metadata key {key!r}")
+    parts, params = [], []
+    for op, value in cond.items():
+        sql, sub = _compile_op(expr, path, op, value)
+        parts.append(sql)
+        params.extend(sub)
+    return "(" + " AND ".join(parts) + ")", params
+
+
+def _compile_op(expr: str, path: str, op: Any, value: Any) -> tuple[str, list]:
+    if op in ("$in", "$nin"):
+        if not isinstance(value, (list, tuple, set, frozenset)):
+            raise ValueError(f"{op} takes a list of values, got {value!r}")
+        values = [_scalar(v) for v in value]
+        if not values:
+            return ("0" if op == "$in" else "1"), []
+        marks = ",".join("?" * len(values))
+        if op == "$in":
+            return f"{expr} IN ({marks})", [path, *values]
+        return f"({expr} IS NULL OR {expr} NOT IN ({marks}))", [path, path, *values]
+    value = _scalar(value)
+    if op == "$eq":
+        return (f"{expr} IS NULL", [path]) if value is None else (f"{expr} = ?", [path, value])
+    if op == "$ne":
+        if value is None:
+            return f"{expr} IS NOT NULL", [path]
+        return f"({expr} IS NULL OR {expr} != ?)", [path, path, value]
+    if op in _RANGE_OPS:
+        if value is None:
+            raise ValueError(f"{op} needs a value, not None")
+        return f"{expr} {_RANGE_OPS[op]} ?", [path, value]
+    raise ValueError(f"unknown filter operator {op!r}; valid: $eq $ne $in $nin $gt $gte $lt $lte")

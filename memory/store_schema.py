@@ -1,0 +1,49 @@
+"""Schema migrations of the memory database, applied in order inside one write transaction.
+
+Append a new ``(version, [statements])`` entry to change the schema; never edit a released
+entry, because databases in the field already ran it.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[int, list[str]]] = [
+    (1, [
+        """CREATE TABLE memories (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            text TEXT NOT NULL,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            content_hash TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            embedding BLOB,
+            embedder TEXT
+        )""",
+        "CREATE INDEX memories_content_hash ON memories (content_hash)",
+        # `tokens` holds identifier parts (getUser -> get user) so lexical search finds them.
+        "CREATE VIRTUAL TABLE memories_fts USING fts5 (text, meta, tokens, "
+        "tokenize = \"unicode61 tokenchars '_'\")",
+        """CREATE TABLE memory_history (
+            seq INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            old_text TEXT, old_metadata TEXT,
+            new_text TEXT, new_metadata TEXT,
+            at TEXT NOT NULL
+        )""",
+        "CREATE INDEX memory_history_memory ON memory_history (memory_id, seq)",
+        """CREATE TABLE score_cache (
+            context_hash TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            score REAL NOT NULL,
+            reasoning TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (context_hash, content_hash)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX score_cache_content ON score_cache (content_hash)",
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        "INSERT INTO meta (key, value) VALUES ('generation', '0')",
+    ]),
+]
+
+SCHEMA_VERSION = MIGRATIONS[-1][0]

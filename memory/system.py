@@ -1,0 +1,412 @@
+"""``MemorySystem``: the seed's general memory API (seed 004), with bounded LLM-scored retrieval.
+
+Why bounded: the seed scores every memory with a small LLM, O(N) calls per query. Here a lexical
+stage (FTS5 bm25 over text, metadata and identifier parts) and a dense stage (an injectable
+embedder; hashing by default) propose candidates, reciprocal-rank fusion merges them, and only
+the top ``max(candidate_limit, max_memories)`` are scored by the LLM. Calls per query are at most
+that times ``retry_attempts``, whatever the number of memories.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import inspect
+import threading
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from .dense import DenseStage
+from .embedding import HashingEmbedder, as_matrix
+from .retrieval import query_terms, reciprocal_rank_fusion
+from .scoring import SCORER_VERSION, RetryPolicy, build_scoring_prompt, score_all
+from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
+from .system_config import RetrievalConfig, _check_text, parse_items
+
+QUERY_PROMPT_TEMPLATE = """Use the memories below where they help with the task.
+
+Context: {context}
+
+Relevant memories:
+{memories}
+
+Task: {task}"""
+
+
+@dataclass
+class ScoredMemory:
+    """A memory with its relevance to one context (the seed's fields first, in its order)."""
+
+    memory_id: str
+    text: str
+    metadata: dict | None
+    timestamp: str
+    relevance_score: float
+    reasoning: str
+    #: why the LLM could not score this memory (then ``relevance_score`` is 0.0); None if scored
+    error: str | None = None
+    #: True when the score came from the score cache (no LLM call)
+    cached: bool = False
+
+
+class MemorySystem:
+    """General-purpose memory with LLM-scored retrieval, persisted in SQLite.
+
+    Use as documented by the seed; everything after ``retry_delay`` is keyword-only and optional:
+    ``candidate_limit`` (LLM-scored candidates per query, default 20), ``enable_caching``,
+    ``embedder`` (object with ``embed_documents``/``embed_query``; default ``HashingEmbedder``),
+    ``use_dense`` (False = lexical stage only), ``llm_timeout`` (seconds per scoring call),
+    ``sleep`` (async ``float -> None`` used between retries; tests inject a fake) and ``clock``
+    (``() -> datetime`` for timestamps).
+
+    Extension hooks for subclasses (e.g. ``CodeMemorySystem``), all small and overridable:
+
+    - ``_render_context(context) -> str``: turn the caller's context (a ``str`` here; a richer
+      object in a subclass) into the text used for search, the scoring prompt and cache keys.
+      Raise ``ValueError`` for unusable input.
+    - ``_render_candidate(record: MemoryRecord) -> str``: the memory text the scoring LLM sees
+      (default: text, plus metadata JSON when there is any).
+    - ``_adjust_scores(context, scored: list[ScoredMemory]) -> list[ScoredMemory]``: runs after LLM
+      scoring and before the threshold/sort/``max_memories`` cut; the place for dependency and
+      recency boosts (return new objects via ``dataclasses.replace``; keep scores in [0, 1]).
+    - ``query_prompt_template`` (class attribute, ``{context}``, ``{memories}``, ``{task}``) and
+      ``_build_query_prompt(context, task, memories) -> str`` for ``query``.
+    - ``async _retrieve(context, *, filters=None)``: the whole pipeline, for subclasses whose
+      public ``retrieve_relevant_memories`` has a different signature.
+
+    Batch and bulk APIs: ``add_memories(items)`` (one transaction; items may carry precomputed
+    embeddings), ``list_memories(filters)``, ``count_memories(filters)``,
+    ``delete_memories(filters)``, ``history(memory_id)``, ``clear_cache()``.
+    """
+
+    query_prompt_template: str = QUERY_PROMPT_TEMPLATE
+
+    def __init__(
+        self,
+        small_model_fn: Callable[[str], Awaitable[str]],
+        db_path: str = "memories.db",
+        relevance_threshold: float = 0.7,
+        max_memories: int = 10,
+        batch_size: int = 10,
+        retry_attempts: int = 3,
+        retry_delay: float = 1.0,
+        *,
+        candidate_limit: int = 20,
+        enable_caching: bool = True,
+        embedder: Any = None,
+        use_dense: bool = True,
+        llm_timeout: float | None = 60.0,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        if not callable(small_model_fn):
+            raise ValueError("small_model_fn must be an async function str -> str")
+        if not isinstance(db_path, str) or not db_path:
+            raise ValueError("db_path must be a non-empty path string")
+        self._config = RetrievalConfig(
+            relevance_threshold=relevance_threshold, max_memories=max_memories,
+            batch_size=batch_size, retry_attempts=retry_attempts, retry_delay=retry_delay,
+            candidate_limit=candidate_limit, enable_caching=enable_caching,
+            llm_timeout=llm_timeout)
+        self.small_model_fn = small_model_fn
+        self.db_path = db_path
+        self._sleep = sleep or asyncio.sleep
+        now = utc_now if clock is None else (
+            lambda: clock().astimezone(timezone.utc).isoformat(timespec="microseconds"))
+        self._store = MemoryStore(db_path, now=now)
+        self._dense = DenseStage(self._store, HashingEmbedder() if embedder is None else embedder)
+        self._use_dense = bool(use_dense)
+        self._counts = {"queries": 0, "llm_calls": 0, "llm_failures": 0,
+                        "cache_hits": 0, "cache_misses": 0}
+        self._counts_lock = threading.Lock()
+
+    # -- configuration ---------------------------------------------------------------------------
+    @property
+    def config(self) -> RetrievalConfig:
+        """The current retrieval configuration (immutable; change it with the method below)."""
+        return self._config
+
+    relevance_threshold = property(lambda self: self._config.relevance_threshold)
+    max_memories = property(lambda self: self._config.max_memories)
+    batch_size = property(lambda self: self._config.batch_size)
+    retry_attempts = property(lambda self: self._config.retry_attempts)
+    retry_delay = property(lambda self: self._config.retry_delay)
+
+    def update_retrieval_config(self, **kwargs: Any) -> None:
+        """Change retrieval settings at runtime; all-or-nothing, ``ValueError`` on a bad value."""
+        unknown = set(kwargs) - {f.name for f in dataclasses.fields(RetrievalConfig)}
+        if unknown:
+            raise ValueError(f"unknown retrieval setting(s) {sorted(unknown)}; valid: "
+                             f"{[f.name for f in dataclasses.fields(RetrievalConfig)]}")
+        self._config = dataclasses.replace(self._config, **kwargs)
+
+    def _count(self, key: str, n: int = 1) -> None:
+        with self._counts_lock:
+            self._counts[key] += n
+
+    # -- CRUD ------------------------------------------------------------------------------------
+    def add_memory(self, text: str, metadata: dict[str, Any] | None = None) -> str:
+        """Store ``text``; returns its id, or the existing id of an exact duplicate.
+
+        Exact duplicate = same text and same metadata. ``ValueError`` if text is empty or None.
+        """
+        return self.add_memories([(text, metadata)])[0]
+
+    def add_memories(self, items: Iterable[Any]) -> list[str]:
+        """Add many memories in ONE transaction; ids in input order (duplicates: existing id).
+
+        Each item is a ``str``, ``(text, metadata)``, ``(text, metadata, embedding)`` or a mapping
+        with ``text`` and optional ``metadata`` / ``embedding`` (a precomputed vector for the
+        configured embedder). Everything is validated before anything is written.
+        """
+        parsed = parse_items(items)
+        if not parsed:
+            return []
+        vectors: list[Any] = [None] * len(parsed)
+        if self._use_dense:
+            vectors = self._vectors_for(parsed)
+        rows = []
+        for (text, meta, _), vector in zip(parsed, vectors, strict=False):
+            meta_json = canonical_json(meta)
+            blob = None if vector is None else self._dense.blob(vector)
+            rows.append(NewRow(str(uuid.uuid4()), text, meta_json, content_hash(text, meta_json),
+                               blob))
+        key = self._dense.space()[0] if self._use_dense else None
+        mutation = self._store.insert_many(rows, key)
+        put = [(seq, vectors[i]) for i, (_, seq, created) in enumerate(mutation.value)
+               if created and vectors[i] is not None]
+        self._dense.applied(mutation, put=put)
+        return [memory_id for memory_id, _, _ in mutation.value]
+
+    def _vectors_for(self, parsed: Sequence[tuple[str, Any, Any]]) -> list[Any]:
+        dimension = self._dense.space()[1]
+        todo = [i for i, (_, _, emb) in enumerate(parsed) if emb is None]
+        out: list[Any] = [None] * len(parsed)
+        computed = self._dense.embed_documents([parsed[i][0] for i in todo])
+        for i, vector in zip(todo, computed, strict=False):
+            out[i] = vector
+        for i, (_, _, emb) in enumerate(parsed):
+            if emb is not None:
+                out[i] = as_matrix(emb, dimension)[0]
+        return out
+
+    def get_memory(self, memory_id: str) -> dict[str, Any] | None:
+        """``{id, text, metadata, timestamp}`` or ``None`` if there is no such memory."""
+        record = self._store.get(memory_id) if isinstance(memory_id, str) else None
+        return record.as_dict() if record else None
+
+    def update_memory(self, memory_id: str, text: str | None = None,
+                      metadata: dict[str, Any] | None = None) -> bool:
+        """Replace text and/or metadata (None = keep); ``False`` if the id is unknown.
+
+        ``ValueError`` if ``text`` is given but empty. Metadata is replaced, not merged.
+        """
+        if text is not None:
+            text = _check_text(text)
+        meta_json = None if metadata is None else canonical_json(metadata)
+        if not isinstance(memory_id, str):
+            return False
+        vector = None
+        if self._use_dense and text is not None:
+            vector = self._dense.embed_documents([text])[0]
+        key = self._dense.space()[0] if self._use_dense else None
+        blob = None if vector is None else self._dense.blob(vector)
+        mutation = self._store.update(memory_id, text, meta_json, blob, key)
+        record = mutation.value
+        if record is None:
+            return False
+        self._dense.applied(mutation, put=[] if vector is None else [(record.seq, vector)])
+        return True
+
+    def delete_memory(self, memory_id: str) -> bool:
+        """Delete one memory; ``True`` if it existed. Its history is kept."""
+        if not isinstance(memory_id, str):
+            return False
+        mutation = self._store.delete(memory_id)
+        self._dense.applied(mutation, remove=mutation.value)
+        return bool(mutation.value)
+
+    def delete_memories(self, filters: Mapping[str, Any]) -> int:
+        """Delete every memory whose metadata matches ``filters`` (non-empty); returns the count."""
+        if not isinstance(filters, Mapping) or not filters:
+            raise ValueError("delete_memories needs a non-empty metadata filter")
+        mutation = self._store.delete_matching(filters)
+        self._dense.applied(mutation, remove=mutation.value)
+        return len(mutation.value)
+
+    def list_memories(self, filters: Mapping[str, Any] | None = None, *,
+                      limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+        """Memories matching ``filters`` (all if None), oldest first, as ``get_memory`` dicts."""
+        return [r.as_dict() for r in self._store.select(filters, limit, offset)]
+
+    def count_memories(self, filters: Mapping[str, Any] | None = None) -> int:
+        return self._store.count(filters)
+
+    def history(self, memory_id: str) -> list[dict[str, Any]]:
+        """Changes of a memory, oldest first: ``action`` (add/update/delete), ``old_text``,
+        ``old_metadata``, ``new_text``, ``new_metadata``, ``timestamp``. ``[]`` if unknown."""
+        return self._store.history(memory_id) if isinstance(memory_id, str) else []
+
+    def clear_cache(self) -> None:
+        """Forget every cached LLM score."""
+        self._store.clear_cache()
+
+    # -- retrieval -------------------------------------------------------------------------------
+    async def retrieve_relevant_memories(
+        self, context: str, *, filters: Mapping[str, Any] | None = None
+    ) -> list[ScoredMemory]:
+        """Memories relevant to ``context``, highest score first, at most ``max_memories``.
+
+        Scored memories below ``relevance_threshold`` are dropped; candidates the LLM failed to
+        score after all retries follow, in fused (lexical/dense) order, with ``error`` set.
+        ``filters`` restricts candidates by metadata (see ``retrieval.compile_filter``).
+        """
+        return await self._retrieve(context, filters=filters)
+
+    async def _retrieve(self, context: Any, *,
+                        filters: Mapping[str, Any] | None = None) -> list[ScoredMemory]:
+        rendered = self._render_context(context)
+        self._count("queries")
+        records = self._candidates(rendered, filters)
+        scored = await self._score(rendered, records)
+        return self._select(self._adjust_scores(context, scored))
+
+    def _candidates(self, rendered: str, filters: Mapping[str, Any] | None) -> list:
+        cfg = self._config
+        wanted = max(cfg.candidate_limit, cfg.max_memories)
+        pool = max(50, 3 * wanted)
+        rankings = [self._store.lexical(query_terms(rendered), pool, filters)]
+        if self._use_dense:
+            rankings.append(self._dense.search(rendered, pool, filters))
+        fused = reciprocal_rank_fusion(rankings)[:wanted]
+        by_seq = self._store.get_by_seq(fused)
+        return [by_seq[s] for s in fused if s in by_seq]
+
+    async def _score(self, rendered: str, records: Sequence[MemoryRecord]) -> list[ScoredMemory]:
+        cfg = self._config
+        ctx_hash = hashlib.sha256(f"{SCORER_VERSION}\x00{rendered}".encode()).hexdigest()
+        cached = (self._store.cached_scores(ctx_hash, [r.content_hash for r in records])
+                  if cfg.enable_caching else {})
+        todo = [r for r in records if r.content_hash not in cached]
+        if cfg.enable_caching:
+            self._count("cache_hits", len(records) - len(todo))
+            self._count("cache_misses", len(todo))
+        policy = RetryPolicy(cfg.retry_attempts, cfg.retry_delay, cfg.llm_timeout)
+        prompts = [build_scoring_prompt(rendered, self._render_candidate(r)) for r in todo]
+        outcomes = await score_all(self.small_model_fn, prompts, policy,
+                                   concurrency=cfg.batch_size, sleep=self._sleep,
+                                   on_call=lambda: self._count("llm_calls"))
+        fresh = {r.content_hash: o for r, o in zip(todo, outcomes, strict=False)}
+        good = [(h, o.score.score, o.score.reason) for h, o in fresh.items() if o.score]
+        self._count("llm_failures", len(fresh) - len(good))
+        if cfg.enable_caching and good:
+            self._store.cache_scores(ctx_hash, good)
+        return [self._scored(r, cached.get(r.content_hash), fresh.get(r.content_hash))
+                for r in records]
+
+    @staticmethod
+    def _scored(record: MemoryRecord, hit: tuple | None, outcome: Any) -> ScoredMemory:
+        base = dict(memory_id=record.id, text=record.text, metadata=record.metadata,
+                    timestamp=record.updated_at)
+        if hit is not None:
+            return ScoredMemory(**base, relevance_score=hit[0], reasoning=hit[1], cached=True)
+        if outcome.score is not None:
+            return ScoredMemory(**base, relevance_score=outcome.score.score,
+                                reasoning=outcome.score.reason)
+        return ScoredMemory(**base, relevance_score=0.0, reasoning=f"not scored: {outcome.error}",
+                            error=outcome.error)
+
+    def _select(self, scored: Sequence[ScoredMemory]) -> list[ScoredMemory]:
+        cfg = self._config
+        ok = [m for m in scored if m.error is None and m.relevance_score >= cfg.relevance_threshold]
+        ok.sort(key=lambda m: -m.relevance_score)  # stable: ties keep the fused order
+        failed = [m for m in scored if m.error is not None]
+        return (ok + failed)[: cfg.max_memories]
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def _render_context(self, context: Any) -> str:
+        if not isinstance(context, str) or not context.strip():
+            raise ValueError("context must be a non-empty string")
+        return context.strip()
+
+    def _render_candidate(self, record: MemoryRecord) -> str:
+        if not record.metadata:
+            return record.text
+        return f"{record.text}\n(metadata: {canonical_json(record.metadata)})"
+
+    def _adjust_scores(self, context: Any, scored: list[ScoredMemory]) -> list[ScoredMemory]:
+        return scored
+
+    def _build_query_prompt(self, context: Any, task: str,
+                            memories: Sequence[ScoredMemory]) -> str:
+        formatted = self.format_memories_for_prompt(list(memories)) or "(no relevant memories)"
+        return self.query_prompt_template.format(
+            context=self._render_context(context), memories=formatted, task=task)
+
+    # -- prompt and query ------------------------------------------------------------------------
+    def format_memories_for_prompt(self, memories: list[ScoredMemory],
+                                   include_scores: bool = True) -> str:
+        """Numbered list of the memories' texts (``""`` for no memories)."""
+        lines = []
+        for i, memory in enumerate(memories, start=1):
+            text = memory.text.replace("\n", "\n   ")
+            if not include_scores:
+                lines.append(f"{i}. {text}")
+            elif memory.error is not None:
+                lines.append(f"{i}. [relevance: unscored] {text}")
+            else:
+                lines.append(f"{i}. [relevance: {memory.relevance_score:.2f}] {text}")
+        return "\n".join(lines)
+
+    async def query(self, context: str, task: str,
+                    primary_model_fn: Callable[[str], Awaitable[str]]) -> str:
+        """Retrieve memories for ``context``, then ask ``primary_model_fn`` to do ``task``.
+
+        Errors raised by ``primary_model_fn`` propagate (it is not retried).
+        """
+        if not callable(primary_model_fn):
+            raise ValueError("primary_model_fn must be an async function str -> str")
+        memories = await self.retrieve_relevant_memories(context)
+        reply = primary_model_fn(self._build_query_prompt(context, task, memories))
+        if inspect.isawaitable(reply):
+            reply = await reply
+        return reply
+
+    # -- stats and lifecycle ---------------------------------------------------------------------
+    def get_stats(self) -> dict[str, Any]:
+        """Counts, configuration, LLM calls and score-cache figures of this instance."""
+        with self._counts_lock:
+            counts = dict(self._counts)
+        lookups = counts["cache_hits"] + counts["cache_misses"]
+        hit_rate = counts["cache_hits"] / lookups if lookups else 0.0
+        cfg = dataclasses.asdict(self._config)
+        return {
+            "total_memories": self._store.count(), **cfg, **counts, "cache_hit_rate": hit_rate,
+            "cache_stats": {"size": self._store.cache_size(), "hits": counts["cache_hits"],
+                            "misses": counts["cache_misses"], "hit_rate": hit_rate,
+                            "enabled": cfg["enable_caching"]},
+            "db_path": self.db_path, "journal_mode": self._store.journal_mode,
+            "embedder": self._dense.space()[0] if self._use_dense else None,
+        }
+
+    def close(self) -> None:
+        """Close the database; idempotent. Later calls raise ``StoreClosed`` (a StoreError)."""
+        self._store.close()
+        self._dense.invalidate()
+
+    def __enter__(self) -> MemorySystem:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> MemorySystem:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+

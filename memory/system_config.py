@@ -1,0 +1,99 @@
+"""Validated retrieval configuration and batch-input parsing for ``MemorySystem``.
+
+Why separate: the seed promises ``ValueError`` for out-of-range configuration both in the
+constructor and in ``update_retrieval_config``; one frozen dataclass checks both paths the same
+way, all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """Retrieval knobs; construction raises ``ValueError`` on any out-of-range value."""
+
+    #: minimum LLM score (0.0-1.0) for a memory to be returned
+    relevance_threshold: float = 0.7
+    #: most memories returned per retrieval (>= 1)
+    max_memories: int = 10
+    #: scoring calls in flight at once (>= 1)
+    batch_size: int = 10
+    #: scoring attempts per candidate, the first included (>= 1)
+    retry_attempts: int = 3
+    #: seconds before attempt 2; doubles after each further failure (>= 0)
+    retry_delay: float = 1.0
+    #: candidates sent to the LLM per query (>= 1); the real bound is max(this, max_memories)
+    candidate_limit: int = 20
+    #: reuse scores by (context, memory content) across queries and restarts
+    enable_caching: bool = True
+    #: seconds one scoring call may take (None = unlimited)
+    llm_timeout: float | None = 60.0
+
+    def __post_init__(self) -> None:
+        checks = [
+            ("relevance_threshold", _is_number(self.relevance_threshold)
+             and 0.0 <= self.relevance_threshold <= 1.0, "a number in [0.0, 1.0]"),
+            ("max_memories", _is_int(self.max_memories) and self.max_memories >= 1, "an int >= 1"),
+            ("batch_size", _is_int(self.batch_size) and self.batch_size >= 1, "an int >= 1"),
+            ("retry_attempts", _is_int(self.retry_attempts) and self.retry_attempts >= 1,
+             "an int >= 1"),
+            ("retry_delay", _is_number(self.retry_delay) and self.retry_delay >= 0,
+             "a number >= 0"),
+            ("candidate_limit", _is_int(self.candidate_limit) and self.candidate_limit >= 1,
+             "an int >= 1"),
+            ("enable_caching", isinstance(self.enable_caching, bool), "a bool"),
+            ("llm_timeout", self.llm_timeout is None or (_is_number(self.llm_timeout)
+                                                         and self.llm_timeout > 0),
+             "None or a number > 0"),
+        ]
+        for name, ok, wanted in checks:
+            if not ok:
+                raise ValueError(f"{name} must be {wanted}, got {getattr(self, name)!r}")
+
+
+def _check_text(text: Any) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("memory text must be a non-empty string")
+    return text
+
+
+def _check_metadata(metadata: Any) -> Mapping[str, Any] | None:
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise ValueError(f"metadata must be a dict or None, got {type(metadata).__name__}")
+    return metadata
+
+
+def parse_items(items: Iterable[Any]) -> list[tuple[str, Mapping[str, Any] | None, Any]]:
+    """Normalise ``add_memories`` input to ``(text, metadata, embedding-or-None)`` triples."""
+    if isinstance(items, (str, bytes, Mapping)):
+        raise ValueError("add_memories takes a list of items, not a single item")
+    out = []
+    for n, item in enumerate(items):
+        if isinstance(item, str):
+            text, metadata, embedding = item, None, None
+        elif isinstance(item, Mapping):
+            extra = set(item) - {"text", "metadata", "embedding"}
+            if extra:
+                raise ValueError(f"item {n}: unknown keys {sorted(extra)}")
+            text, metadata, embedding = item.get("text"), item.get("metadata"), item.get(
+                "embedding")
+        elif isinstance(item, tuple) and len(item) in (2, 3):
+            text, metadata, embedding = (*item, None)[:3]
+        else:
+            raise ValueError(f"item {n}: expected str, (text, metadata[, embedding]) or a dict")
+        out.append((_check_text(text), _check_metadata(metadata), embedding))
+    return out
