@@ -1,0 +1,105 @@
+"""What the draft loop needs from the outside world, stated by ``codegen`` itself.
+
+``codegen`` never imports ``memory`` or ``cat``: the CommitIndex, the scratchpad, GitMemory and the
+associative sources reach it through these Protocols, and the composition root passes the real
+objects (``memory.CommitIndex`` and ``memory.Scratchpad`` match them structurally). Tests pass the
+same real objects, so a drift between the two sides shows up as a failing test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .report import ValidationReport
+
+#: The LLM as the core sees it: ``cat.llm`` has this shape, so do the test fakes.
+Completer = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class ContextSnippet:
+    """One piece of context for a prompt; ``source`` is its provenance (``repo:path``, a URL)."""
+
+    source: str
+    title: str
+    text: str
+    score: float = 0.0
+
+
+class ContextSource(Protocol):
+    """Repository (GitMemory) or associative context: ``(query, current_file, limit)``."""
+
+    def __call__(self, query: str, current_file: str | None, limit: int) -> list[ContextSnippet]:
+        ...
+
+
+class CommitRecord(Protocol):
+    """One entry of ``DraftStore.log`` (``memory.CommitInfo`` fits)."""
+
+    id: str
+    name: str
+    reason: str
+    verdict: str
+    time: Any
+    parent: str | None
+
+
+class CommitContent(Protocol):
+    """What ``DraftStore.show`` returns: the draft files and the state that produced them."""
+
+    files: Mapping[str, str]
+    metacode: Mapping[str, Any]
+    snapshot: Mapping[str, Any]
+
+
+class DraftStore(Protocol):
+    """The episodic memory of drafts (seed 000 CommitIndex); ``memory.CommitIndex`` fits."""
+
+    def commit(self, task_id: str, files: dict[str, str], *, name: str, reason: str,
+               metacode: dict, snapshot: dict, verdict: str) -> str: ...
+
+    def log(self, task_id: str) -> Sequence[CommitRecord]: ...
+
+    def show(self, commit_id: str) -> CommitContent: ...
+
+    def rollback(self, task_id: str, to: str | None = None) -> str: ...
+
+    def tag_final(self, task_id: str, commit_id: str) -> Any: ...
+
+    def search_episodes(self, query: str, task_id: str | None = None,
+                        limit: int = 10) -> Sequence[Any]: ...
+
+
+class Notes(Protocol):
+    """The task scratchpad (seed 001, ``memory.Scratchpad``); the caller starts the task."""
+
+    def put(self, task_id: str, key: str, value: Any) -> Any: ...
+
+    def get(self, task_id: str, key: str, default: Any = None) -> Any: ...
+
+    def snapshot(self, task_id: str) -> dict: ...
+
+
+class Validator(Protocol):
+    """Cheapest-first validation of a draft (``codegen.validate.validate_draft`` fits)."""
+
+    def __call__(self, files: dict[str, str], *, target_path: str, expected_symbol: str,
+                 expected_params: Sequence[str], test_files: dict[str, str],
+                 checks: Collection[str] | None = ..., timeout_s: float = ...,
+                 memory_mb: int = ...) -> ValidationReport: ...
+
+
+class TestSelector(Protocol):
+    """Pick the repository's tests that touch the target (``validate.select_related_tests``)."""
+
+    def __call__(self, repo_files: Mapping[str, str], target_path: str,
+                 symbol: str) -> dict[str, str]: ...
+
+
+class SandboxRun(Protocol):
+    """``codegen.sandbox.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
+
+    def __call__(self, files: dict[str, str], argv: list[str], *, timeout_s: float,
+                 memory_mb: int) -> Any: ...
