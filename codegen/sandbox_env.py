@@ -1,0 +1,283 @@
+"""Host-side helpers of the sandbox: the plan for this host, the work dir, env, clean-up.
+
+Split from ``sandbox.py`` to keep both small. Everything here runs in the Cat process (as root
+in the Cat's image) and only touches the sandbox's own temp dir, except ``hunt_leftovers``
+which scans ``/proc`` for processes carrying this run's marker.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
+
+#: Env var set in every sandboxed process; ``hunt_leftovers`` finds escapers by its value.
+SANDBOX_MARKER = "CWM_SANDBOX_ID"
+#: The unprivileged uid/gid used when the Cat runs as root ("nobody").
+NOBODY = 65534
+#: Env names never passed to the sandbox, even when a caller asks for them.
+SECRET_NAME = re.compile(r"(?i)key|secret|token|passw|CCAT_|OPENAI|ANTHROPIC")
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+GUARD_SOURCE = '''"""Sandbox socket guard (installed by codemem): a seatbelt, not a boundary."""
+import socket as _socket
+
+_LOCAL = {getattr(_socket, "AF_UNIX", -1)}
+
+
+def _blocked(*_args, **_kwargs):
+    raise OSError(13, "network access is disabled in the codemem sandbox")
+
+
+def _wrap(name):
+    original = getattr(_socket.socket, name)
+
+    def guarded(self, *args, **kwargs):
+        if self.family in _LOCAL:
+            return original(self, *args, **kwargs)
+        return _blocked()
+
+    setattr(_socket.socket, name, guarded)
+
+
+for _name in ("connect", "connect_ex", "sendto", "sendmsg", "bind"):
+    if hasattr(_socket.socket, _name):
+        _wrap(_name)
+_socket.create_connection = _blocked
+_socket.getaddrinfo = _blocked
+'''
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What the sandbox actually achieved for one run (never what it hoped for)."""
+
+    uid_dropped: bool = False
+    uid: int | None = None
+    #: ``namespace`` (own empty network namespace) or ``guard`` (Python socket guard only).
+    network: str = "guard"
+    pid_namespace: bool = False
+    mount_namespace: bool = False
+    masked_dirs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_setup(cls, setup: dict | None) -> Isolation:
+        if not setup:
+            return cls(notes=("launcher did not report its setup",))
+        return cls(uid_dropped=bool(setup.get("uid_dropped")), uid=setup.get("uid"),
+                   network="namespace" if setup.get("netns") else "guard",
+                   pid_namespace=bool(setup.get("pidns")),
+                   mount_namespace=bool(setup.get("mntns")),
+                   masked_dirs=tuple(setup.get("masked", ())),
+                   notes=tuple(setup.get("notes", ())))
+
+    def with_notes(self, extra: list[str] | tuple[str, ...]) -> Isolation:
+        return replace(self, notes=self.notes + tuple(extra)) if extra else self
+
+    def summary(self) -> str:
+        uid = f"uid={self.uid}" if self.uid_dropped else "uid=not-dropped"
+        return (f"{uid} net={self.network} pidns={'yes' if self.pid_namespace else 'no'} "
+                f"masked={','.join(self.masked_dirs) or '-'}")
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """Static facts about this host that shape every launch (computed once per process)."""
+
+    python: str
+    uid: int | None
+    #: Top-most ancestors of the interpreter the dropped uid cannot traverse -> paths to expose.
+    blocked: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def without_uid(self, reason: str) -> HostPlan:
+        return replace(self, uid=None, notes=self.notes + (reason,))
+
+    def launcher_config(self, base: str, work: str, argv: list[str], *, namespaces: bool,
+                        **limits: object) -> dict:
+        """The JSON the launcher reads: resolved argv, limits, masks, uid."""
+        real_base = os.path.realpath(base)
+        masks = []
+        for directory in WORLD_WRITABLE:
+            if os.path.isdir(directory) and not os.path.islink(directory):
+                keep = [real_base] if _under(real_base, directory) else []
+                masks.append({"dir": directory, "keep": keep, "mode": "1777"})
+        for directory, keep in self.blocked.items():
+            masks.append({"dir": directory, "keep": list(keep), "mode": "0755",
+                          "readonly_keep": True, "size_mb": 1})
+        resolved = [self.python if argv[0] == "python" else argv[0], *argv[1:]]
+        return dict(limits, python=self.python, argv=resolved, workdir=work, masks=masks,
+                    namespaces=namespaces, drop_uid=self.uid, drop_gid=self.uid,
+                    masks_required=bool(self.blocked) and self.uid is not None)
+
+
+def _under(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def blocked_ancestors(paths: list[str]) -> dict[str, tuple[str, ...]]:
+    """Map each top-most dir that 'others' cannot traverse to the given paths below it."""
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        real = os.path.realpath(path)
+        parts = PurePosixPath(real).parts
+        for i in range(1, len(parts)):
+            ancestor = str(PurePosixPath(*parts[:i + 1])) if i else "/"
+            try:
+                mode = os.stat(ancestor).st_mode
+            except OSError:
+                break
+            if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH and ancestor != real:
+                found.setdefault(ancestor, [])
+                if real not in found[ancestor]:
+                    found[ancestor].append(real)
+                break
+    return {k: tuple(p for p in v if not any(p != q and _under(p, q) for q in v))
+            for k, v in found.items()}
+
+
+def host_plan(drop_uid: bool) -> HostPlan:
+    """Which uid to drop to and which interpreter dirs must be exposed to it."""
+    python = sys.executable
+    if not drop_uid or os.geteuid() != 0:
+        note = () if os.geteuid() != 0 else ("uid drop disabled by the caller",)
+        return HostPlan(python=python, uid=None, notes=note)
+    prefixes = [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(python))]
+    return HostPlan(python=python, uid=NOBODY, blocked=blocked_ancestors(prefixes))
+
+
+def check_relative(name: str) -> PurePosixPath:
+    """A safe relative path or ValueError (no absolute paths, no ``..``, no empty parts)."""
+    if not isinstance(name, str) or not name or "\x00" in name or "\\" in name:
+        raise ValueError(f"unsafe sandbox path: {name!r}")
+    path = PurePosixPath(name)
+    if path.is_absolute() or any(p in ("..", ".", "") for p in name.split("/")):
+        raise ValueError(f"unsafe sandbox path: {name!r}")
+    return path
+
+
+def prepare_workdir(base: str, files: dict[str, str], uid: int | None) -> tuple[str, str]:
+    """Write ``files`` under ``base/work`` and the socket guard under ``base/guard``."""
+    os.chmod(base, 0o711)
+    work, guard = os.path.join(base, "work"), os.path.join(base, "guard")
+    os.mkdir(work, 0o755)
+    os.mkdir(guard, 0o755)
+    os.mkdir(os.path.join(work, "tmp"), 0o755)
+    _write(os.path.join(guard, "sitecustomize.py"), GUARD_SOURCE)
+    for name, text in files.items():
+        rel = check_relative(name)
+        target = os.path.join(work, *rel.parts)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        _write(target, text)
+    if uid is not None:
+        for root, dirs, names in os.walk(work):
+            os.chown(root, uid, uid)
+            for name in dirs + names:
+                os.chown(os.path.join(root, name), uid, uid, follow_symlinks=False)
+    return work, guard
+
+
+def _write(path: str, text: str) -> None:
+    data = text.encode("utf-8", "surrogateescape")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+
+
+def build_env(work: str, guard: str, marker: str,
+              extras: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """A scrubbed env built from scratch; caller extras that look secret are dropped (noted)."""
+    env = {"PATH": _PATH, "HOME": work, "TMPDIR": os.path.join(work, "tmp"),
+           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+           "PYTHONPATH": f"{guard}:{work}", "NO_PROXY": "*", "no_proxy": "*",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", SANDBOX_MARKER: marker}
+    dropped = []
+    for name, value in extras.items():
+        if SECRET_NAME.search(name) or name == SANDBOX_MARKER:
+            dropped.append(f"env {name} refused (looks secret)")
+        else:
+            env[name] = value
+    return env, dropped
+
+
+def read_back(work: str, names: tuple[str, ...], cap: int) -> dict[str, str]:
+    """Read result files without following symlinks at any level; skip anything odd."""
+    out: dict[str, str] = {}
+    for name in names:
+        try:
+            parts = check_relative(name).parts
+        except ValueError:
+            continue
+        text = _read_nofollow(work, parts, cap)
+        if text is not None:
+            out[name] = text
+    return out
+
+
+def _read_nofollow(work: str, parts: tuple[str, ...], cap: int) -> str | None:
+    fds = [os.open(work, os.O_RDONLY | os.O_DIRECTORY)]
+    try:
+        for part in parts[:-1]:
+            fds.append(os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                               dir_fd=fds[-1]))
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fds[-1])
+        fds.append(fd)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            return None
+        return os.read(fd, cap).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def hunt_leftovers(marker: str, uid: int | None, rounds: int = 5) -> int:
+    """SIGKILL every process whose environment carries ``marker``; returns how many.
+
+    Only processes of the sandbox uid (or, without a uid drop, of our own uid) are examined,
+    so the scan never reads other users' environments.
+    """
+    needle = f"{SANDBOX_MARKER}={marker}".encode()
+    want_uid = uid if uid is not None else os.getuid()
+    killed: set[int] = set()
+    for _ in range(rounds):
+        found = [pid for pid in _pids_of(want_uid) if _has_marker(pid, needle)]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, 9)
+                killed.add(pid)
+            except (ProcessLookupError, PermissionError):
+                continue
+    return len(killed)
+
+
+def _pids_of(uid: int) -> list[int]:
+    pids = []
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid == uid:
+                pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def _has_marker(pid: int, needle: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return needle in handle.read()
+    except OSError:
+        return False
