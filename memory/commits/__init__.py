@@ -1,0 +1,55 @@
+"""Episodic memory (seed 000 "CommitIndex for Draft Script"): every draft is a git commit.
+
+Importing this package loads neither GitPython nor dulwich; backends load on first use.
+"""
+
+from __future__ import annotations
+
+from .episodes import Episode, EpisodeSearch, EpisodeSink
+from .errors import (
+    AmbiguousCommit,
+    CommitIndexError,
+    CommitNotFound,
+    InvalidDraft,
+    NothingToRedo,
+    NothingToRollback,
+    NotInHistory,
+    RefConflict,
+    RepositoryCorrupt,
+    RepositoryLocked,
+    TaskExists,
+    TaskNotFound,
+    UnsafeInput,
+)
+from .index import CommitIndex
+from .info import CommitInfo
+from .message import GOOD_VERDICTS, is_good
+from .names import check_commit_id, check_path, check_ref_name, check_task_id, slug_task_id
+
+__all__ = [
+    "GOOD_VERDICTS",
+    "AmbiguousCommit",
+    "CommitIndex",
+    "CommitIndexError",
+    "CommitInfo",
+    "CommitNotFound",
+    "Episode",
+    "EpisodeSearch",
+    "EpisodeSink",
+    "InvalidDraft",
+    "NotInHistory",
+    "NothingToRedo",
+    "NothingToRollback",
+    "RefConflict",
+    "RepositoryCorrupt",
+    "RepositoryLocked",
+    "TaskExists",
+    "TaskNotFound",
+    "UnsafeInput",
+    "check_commit_id",
+    "check_path",
+    "check_ref_name",
+    "check_task_id",
+    "is_good",
+    "slug_task_id",
+]
