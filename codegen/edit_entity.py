@@ -111,3 +111,33 @@ def _code_of(imports: list[cst.SimpleStatementLine], new: cst.CSTNode) -> str:
     module = cst.Module(body=[*imports, new.with_changes(
         leading_lines=[cst.EmptyLine()] * (2 if imports else 0))])
     return module.code
+
+
+def add_docstring(source: str, qualname: str, docstring: str) -> str:
+    """``source`` with ``docstring`` as the first statement of ``qualname`` if it has none.
+
+    An existing docstring is the author's and stays; the text is escaped so it cannot end the
+    string literal early.
+    """
+    module = cst.parse_module(source)
+    target = _find(module.body, qualname.split("."))
+    if target is None or not isinstance(target.body, cst.IndentedBlock):
+        return source
+    if target.body.body and _is_docstring(target.body.body[0]):
+        return source
+    text = docstring.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    literal = f'"""{text}\n"""' if "\n" in text else f'"""{text}"""'
+    doc = cst.SimpleStatementLine(body=[cst.Expr(cst.SimpleString(literal))])
+    new = target.with_changes(body=target.body.with_changes(body=[doc, *target.body.body]))
+    return module.deep_replace(target, new).code  # type: ignore[union-attr]
+
+
+def _find(stmts: Sequence[cst.BaseStatement], parts: list[str]
+          ) -> cst.FunctionDef | cst.ClassDef | None:
+    hits = [s for s in stmts if isinstance(s, _DEF) and s.name.value == parts[0]]
+    if len(hits) != 1:
+        return None
+    if len(parts) == 1:
+        return hits[0]
+    body = hits[0].body
+    return _find(body.body, parts[1:]) if isinstance(body, cst.IndentedBlock) else None

@@ -190,3 +190,15 @@ def _placeholders(template: string.Template) -> list[str]:
 
 def _as_str(values: Mapping[str, object]) -> dict[str, str]:
     return {k: v if isinstance(v, str) else str(v) for k, v in values.items()}
+
+
+def draft_blocks(files: Mapping[str, str], focus: str = "", *, per_file: int = 12000) -> str:
+    """The draft's files as data blocks, the focus file first, each cut at ``per_file`` chars."""
+    order = sorted(files, key=lambda p: (p != focus, p))
+    items = []
+    for path in order:
+        text = files[path]
+        if len(text) > per_file:
+            text = text[:per_file] + f"\n... ({len(files[path]) - per_file} more characters)"
+        items.append(("draft", f"draft:{path}", text))
+    return data_blocks(items, empty="(empty draft: the target file does not exist yet)")

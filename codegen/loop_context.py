@@ -1,0 +1,93 @@
+"""Step 1 of an iteration: repository, commit-history and associative context, concurrently.
+
+Context is helpful, not essential: a source that fails (an index being rebuilt, a backend that is
+down) costs that part of the context and a warning, never the iteration. That is why
+:func:`_safe` is the one documented place where the loop catches any ``Exception``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from .metacode import MetaCode
+from .prompts import data_blocks
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoadedContext:
+    repo_text: str
+    assoc_text: str
+    history_text: str
+    counts: tuple[int, int, int]
+    warnings: tuple[str, ...] = ()
+
+    def summary(self) -> dict[str, Any]:
+        return {"repo": self.counts[0], "history": self.counts[1], "associative": self.counts[2],
+                "warnings": list(self.warnings)}
+
+
+def load_context(meta: MetaCode, task_id: str, store: Any, repo: Callable | None,
+                 assoc: Callable | None, head: str, config: Any) -> LoadedContext:
+    """Run the three loads on a thread pool and render each for the prompt."""
+    query = f"{meta.symbol} {meta.behaviour}".strip()
+    limit = config.context_limit
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="codemem-ctx") as pool:
+        repo_f = pool.submit(_safe, "repository context", repo, query, meta.target_path, limit)
+        hist_f = pool.submit(_safe, "commit history", _history, store, task_id, query,
+                             config.history_limit)
+        assoc_f = pool.submit(_safe, "associative context", assoc, query, meta.target_path,
+                              limit)
+        (repo_items, w1), (hist, w2), (assoc_items, w3) = (
+            repo_f.result(), hist_f.result(), assoc_f.result())
+    return LoadedContext(
+        repo_text=_snippets("repo", repo_items or []),
+        assoc_text=_snippets("associative", assoc_items or []),
+        history_text="\n".join(hist or []) or "(none yet)",
+        counts=(len(repo_items or []), len(hist or []), len(assoc_items or [])),
+        warnings=tuple(w for w in (w1, w2, w3) if w))
+
+
+def _safe(what: str, fn: Callable | None, *args: Any) -> tuple[Any, str]:
+    if fn is None:
+        return None, ""
+    try:
+        return fn(*args), ""
+    except Exception as err:  # crash boundary: context is optional (see module docstring)
+        log.warning("%s unavailable: %s", what, err)
+        return None, f"{what} unavailable: {type(err).__name__}: {err}"
+
+
+def _history(store: Any, task_id: str, query: str, limit: int) -> list[str]:
+    """What was tried in this task (rolled-back drafts included) and related other episodes."""
+    search = getattr(store, "search_episodes", None)
+    if search is None:
+        return []
+    own = sorted(search("", task_id=task_id, limit=limit),
+                 key=lambda e: (getattr(e, "time", 0), getattr(e, "iteration", 0)))
+    lines = [_episode_line(e, "") for e in own if str(getattr(e, "verdict", "")).lower()
+             != "imported"]
+    others = [e for e in search(query, task_id=None, limit=limit)
+              if getattr(e, "task_id", task_id) != task_id]
+    lines += [_episode_line(e, "(other task) ") for e in others[: max(1, limit // 2)]]
+    return lines
+
+
+def _episode_line(ep: Any, prefix: str) -> str:
+    return (f"- {prefix}{getattr(ep, 'name', '')} [{getattr(ep, 'verdict', '?')}]: "
+            f"{_one_line(getattr(ep, 'reason', str(ep)))}")
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _snippets(kind: str, items: Sequence[Any]) -> str:
+    return data_blocks([(kind, f"{getattr(s, 'source', '?')} {getattr(s, 'title', '')}".strip(),
+                         getattr(s, "text", str(s))) for s in items])
