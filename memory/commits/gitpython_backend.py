@@ -61,6 +61,22 @@ def scrubbed_env(git_dir: Path) -> dict[str, str]:
     }
 
 
+#: Variables that would make ``git.Repo`` or git itself use objects other than our repo's.
+REDIRECTING_ENV = ("GIT_DIR", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
+
+
+def pinned_env(git_dir: Path) -> dict[str, str]:
+    """Overrides for GitPython's long-running git processes (it cannot drop inherited vars)."""
+    return {
+        "GIT_DIR": str(git_dir),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_NO_REPLACE_OBJECTS": "1",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": "",
+        "GIT_TERMINAL_PROMPT": "0",
+    }
+
+
 def run_git(
     git_dir: Path, args: list[str], stdin: bytes = b"", *, select: bool = True
 ) -> subprocess.CompletedProcess[bytes]:
@@ -91,10 +107,18 @@ class GitPythonBackend:
             done = run_git(self._path, args, select=False)
             if done.returncode:
                 raise CommitIndexError(f"git init {self._path} failed: {done.stderr.decode()}")
+        redirected = sorted(v for v in REDIRECTING_ENV if os.environ.get(v))
+        if redirected:
+            raise BackendUnavailable(
+                f"{', '.join(redirected)} set in the environment would redirect GitPython to "
+                "another repository; unset them or use backend='dulwich'"
+            )
         try:
-            self._repo = git.Repo(str(self._path), odbt=git.GitDB)
+            self._repo = git.Repo(str(self._path))
         except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError) as err:
             raise RepositoryCorrupt(f"cannot open commit history {self._path}: {err}") from err
+        # The persistent ``git cat-file`` readers inherit os.environ: pin what could redirect them.
+        self._repo.git.update_environment(**pinned_env(self._path))
         self._odb = self._repo.odb
 
     def write_objects(self, objects: Sequence[RawObject]) -> None:
@@ -110,18 +134,27 @@ class GitPythonBackend:
             fsync_path(self._path / "objects" / raw.sha[:2] / raw.sha[2:])
 
     def read_object(self, sha: str) -> tuple[str, bytes]:
-        from gitdb.exc import BadName, BadObject
-
         try:
             stream = self._odb.stream(bytes.fromhex(sha))
             return stream.type.decode(), stream.read()
-        except (BadObject, BadName) as err:
-            raise KeyError(sha) from err
-        except (zlib.error, OSError, ValueError, AssertionError) as err:
+        except ValueError as err:  # cat-file: "<sha> missing" or a damaged object
+            if "missing" in str(err):
+                raise KeyError(sha) from err
+            self._restart_readers()
+            raise RepositoryCorrupt(f"object {sha} in {self._path} is unreadable: {err}") from err
+        except (self._git.exc.GitCommandError, OSError, zlib.error) as err:
+            self._restart_readers()
             raise RepositoryCorrupt(f"object {sha} in {self._path} is unreadable: {err}") from err
 
+    def _restart_readers(self) -> None:
+        """A failed ``cat-file --batch`` may be dead or out of sync: start fresh next time."""
+        self._repo.git.clear_cache()
+
     def has_object(self, sha: str) -> bool:
-        return bool(self._odb.has_object(bytes.fromhex(sha)))
+        try:
+            return bool(self._odb.has_object(bytes.fromhex(sha)))
+        except ValueError:
+            return False
 
     def get_ref(self, ref: str) -> str | None:
         try:
