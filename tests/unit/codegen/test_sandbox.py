@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import tempfile
-import threading
 
 import pytest
 
 from codemem.codegen.sandbox import run_in_sandbox
+
+from .canaries import CanaryServer
 
 ROOT = os.geteuid() == 0
 
@@ -117,45 +117,13 @@ def test_collect_reads_regular_files_but_not_symlinks():
     assert res.collected == {"report.xml": "<ok/>"}
 
 
-class _Canary:
-    """A loopback TCP server that counts connections."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(2)
-        self.sock.close()
-
-
 @pytest.mark.parametrize("namespaces", [True, False])
 def test_network_is_blocked_with_namespace_or_guard(namespaces):
-    canary = _Canary()
-    try:
+    with CanaryServer() as canary:
         src = ("import socket\ntry:\n    socket.create_connection(('127.0.0.1', %d), 1)\n"
                "    print('CONNECTED')\nexcept OSError as e:\n    print('blocked', e)\n"
                % canary.port)
         res = run(src, namespaces=namespaces)
-    finally:
-        canary.close()
     assert res.status == "ok" and "blocked" in res.stdout
     assert canary.connections == 0
     assert res.isolation.network == ("namespace" if namespaces else "guard")
@@ -167,3 +135,52 @@ def test_without_namespaces_escaped_double_fork_is_hunted_down():
     res = run(src, namespaces=False)
     assert res.status == "ok"
     assert res.leftovers_killed >= 1
+
+
+def test_sandbox_dies_with_the_cat(tmp_path):
+    """Kill -9 the process that called run_in_sandbox: the sandboxed sleeper must die too."""
+    import subprocess
+    import time
+    import uuid
+
+    tag = uuid.uuid4().hex
+    script = tmp_path / "cat.py.txt"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    script.write_text(
+        f"import sys\nsys.path.insert(0, {root!r})\nimport tests\n"
+        "from codemem.codegen.sandbox import run_in_sandbox\n"
+        "run_in_sandbox({'main.py': 'import time\\nprint(1, flush=True)\\ntime.sleep(60)'},"
+        f" ['python', 'main.py', {tag!r}], timeout_s=60, memory_mb=256)\n")
+    cat = subprocess.Popen([sys.executable, str(script)])
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not _tagged(tag):
+            time.sleep(0.05)
+        assert _tagged(tag), "the sandboxed sleeper never started"
+    finally:
+        cat.kill()
+        cat.wait()
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and _tagged(tag):
+        time.sleep(0.05)
+    assert _tagged(tag) == []
+
+
+def _tagged(tag: str) -> list[int]:
+    """Live, non-zombie processes whose command line holds ``tag``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if tag.encode() not in handle.read():
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+        except (OSError, IndexError):
+            continue
+        found.append(int(entry))
+    return found
