@@ -194,9 +194,10 @@ class _Run:
         if not ext_cfg.enabled:
             return self._committed(commit_id, attempt, None)
         previous = self._files_of(head) if self._is_implementation(head) else None
+        n = self.iteration
         result = run_extended(self._ext_deps(), dict(attempt.files or {}), commit_id, previous,
                               ext_cfg)
-        self._note(f"iter{self.iteration}.extended", {
+        self._note(f"iter{n}.extended", {
             "ok": result.ok, "report": result.report.to_dict(), "final": result.final_commit_id,
             "review": getattr(result.review, "verdict", None), "warnings": list(result.warnings)})
         if result.ok:
