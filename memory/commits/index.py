@@ -50,6 +50,7 @@ from .names import (
     attic_prefix,
     check_commit_id,
     check_path,
+    check_task_id,
     final_ref,
     task_ref,
     undo_prefix,
@@ -442,6 +443,8 @@ class CommitIndex:
         Uses the injected ``episode_search`` when there is one and it names known commits;
         otherwise the built-in token + recency ranking.
         """
+        if task_id is not None:
+            check_task_id(task_id)
         with self._mutex:
             commits = self._all_commits()
             if task_id is not None:
