@@ -139,7 +139,7 @@ class VectorIndex:
             self._size = last
 
     def search(self, query: np.ndarray, k: int, allowed: Sequence[int] | None = None) -> list[int]:
-        """Keys of the ``k`` most similar vectors, best first; ``allowed`` restricts the keys."""
+        """Keys of the ``k`` nearest vectors with cosine > 0, best first, within ``allowed``."""
         if self._size == 0 or k <= 0:
             return []
         scores = self._matrix[: self._size] @ query.astype(np.float32)
@@ -152,4 +152,5 @@ class VectorIndex:
         k = min(k, self._size)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [int(self._keys[i]) for i in top]
+        # Orthogonal or opposite vectors share nothing: scoring them would waste LLM calls.
+        return [int(self._keys[i]) for i in top if scores[i] > 0]

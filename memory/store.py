@@ -162,9 +162,11 @@ class MemoryStore:
         self._file_lock = _file_lock(path)
         self._closed = False
         try:
+            if path != ":memory:":
+                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
                                          timeout=busy_timeout_ms / 1000)
-        except sqlite3.Error as err:
+        except (sqlite3.Error, OSError) as err:
             raise StoreError(f"cannot open memory database {path!r}: {err}") from err
         self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         self.journal_mode = self._retrying(self._set_journal_mode)

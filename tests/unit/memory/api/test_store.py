@@ -1,0 +1,138 @@
+"""The SQLite store: schema and migrations, journal mode per filesystem, FTS tokens, locking."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from codemem.memory.errors import StoreError
+from codemem.memory.store import (
+    MemoryStore,
+    NewRow,
+    canonical_json,
+    content_hash,
+    journal_mode_for,
+    utc_now,
+)
+from codemem.memory.store_schema import SCHEMA_VERSION
+
+MOUNTINFO = """\
+22 27 0:21 / /proc rw,relatime - proc proc rw
+27 1 253:1 / / rw,relatime - ext4 /dev/vda rw
+40 27 0:50 / /app/cat/data rw,relatime - virtiofs data rw
+41 27 0:51 / /mnt/share rw,relatime - nfs4 server:/x rw
+42 27 0:52 / /mnt/fuse rw,relatime - fuse.grpcfuse grpcfuse rw
+43 27 0:53 / /mnt/nine rw,relatime - 9p mount rw
+44 27 0:54 / /mnt/smb\\040share rw,relatime - cifs //srv/x rw
+45 40 0:55 / /app/cat/data/local rw,relatime - ext4 /dev/vdb rw
+"""
+
+
+@pytest.mark.parametrize("path,mode", [
+    ("/home/u/memories.db", "wal"),
+    ("/app/cat/data/plugin/memories.db", "delete"),
+    ("/app/cat/data/local/memories.db", "wal"),  # the deeper mount wins
+    ("/mnt/share/m.db", "delete"),
+    ("/mnt/fuse/m.db", "delete"),
+    ("/mnt/nine/a/b/m.db", "delete"),
+    ("/mnt/smb share/m.db", "delete"),
+    ("/mnt/sharedisk/m.db", "wal"),  # a prefix of a name is not the same mount
+    (":memory:", "memory"),
+])
+def test_journal_mode_for_mounts(path, mode):
+    assert journal_mode_for(path, MOUNTINFO) == mode
+
+
+def test_real_db_uses_wal_with_normal_sync(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+    assert store.journal_mode == "wal"
+    store.close()
+    conn = sqlite3.connect(tmp_path / "m.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_schema_version_and_reopen_is_idempotent(tmp_path):
+    path = str(tmp_path / "m.db")
+    MemoryStore(path).close()
+    MemoryStore(path).close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"memories", "memories_fts", "memory_history", "score_cache", "meta"} <= tables
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = str(tmp_path / "m.db")
+    MemoryStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO schema_version VALUES (999)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer than"):
+        MemoryStore(path)
+
+
+def test_metadata_json_and_timestamps(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+    meta = canonical_json({"b": 1, "a": "é"})
+    assert meta == '{"a": "é", "b": 1}'
+    store.insert_many([NewRow("id1", "text", meta, content_hash("text", meta))], None)
+    conn = sqlite3.connect(tmp_path / "m.db")
+    stored, created = conn.execute("SELECT metadata, created_at FROM memories").fetchone()
+    assert stored == meta and created.endswith("+00:00") and "T" in created
+    assert utc_now() > created
+    store.close()
+
+
+def test_fts_tokens_column_holds_identifier_parts(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+    meta = canonical_json({"qualified_name": "auth.validateToken"})
+    store.insert_many([NewRow("a", "def check_user_id(): ...", meta,
+                              content_hash("x", meta))], None)
+    assert store.lexical(["user"], 5) and store.lexical(["check_user_id"], 5)
+    assert store.lexical(["token"], 5) and store.lexical(["validatetoken"], 5)
+    assert store.lexical(["qualified_name"], 5)
+    assert not store.lexical(["absent"], 5)
+    assert store.lexical(["user"], 5, {"qualified_name": "auth.validateToken"})
+    store.close()
+
+
+def test_writer_waits_for_a_foreign_transaction_instead_of_failing(tmp_path):
+    path = str(tmp_path / "m.db")
+    store = MemoryStore(path, busy_timeout_ms=50, lock_timeout=20)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.5, lambda: other.execute("COMMIT"))
+    release.start()
+    start = time.monotonic()
+    meta = canonical_json(None)
+    result = store.insert_many([NewRow("x", "t", meta, content_hash("t", meta))], None)
+    assert result.value[0][2] is True and time.monotonic() - start >= 0.3
+    release.join()
+    store.close()
+
+
+def test_lock_held_too_long_becomes_store_error(tmp_path):
+    path = str(tmp_path / "m.db")
+    store = MemoryStore(path, busy_timeout_ms=20, lock_timeout=0.3)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    meta = canonical_json(None)
+    with pytest.raises(StoreError, match="stayed locked"):
+        store.insert_many([NewRow("x", "t", meta, content_hash("t", meta))], None)
+    other.execute("ROLLBACK")
+    store.close()
+
+
+def test_integrity_check_and_generation(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+    assert store.integrity_check() == "ok"
+    before = store.generation()
+    meta = canonical_json(None)
+    mutation = store.insert_many([NewRow("x", "t", meta, content_hash("t", meta))], None)
+    assert (mutation.generation_before, mutation.generation_after) == (before, before + 1)
+    assert store.generation() == before + 1
+    store.close()
