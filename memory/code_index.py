@@ -1,0 +1,331 @@
+"""Incremental indexing of a repository into entity memories (GitMemory, seed 004 / issue 6).
+
+Why incremental by stat, then hash: re-indexing a large repository after one edit must cost
+about one file. A file whose size and mtime match the manifest is not even read; a file whose
+stat moved is hashed, and parsed only if its content hash changed. A new file whose hash equals
+a vanished file's hash is a rename: its entities move (metadata and point ids change) without
+parsing or embedding. Inside a changed file only entities whose source changed are embedded.
+
+The indexer never parses in this process: files go to the injected ``extract`` callable (the
+extraction package's crash-contained worker pool in production; tests wrap it with counters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .code_context import CODE_ENTITY
+from .code_manifest import CodeManifest, EntityRow, FileRow
+from .vector_sink import point_id
+
+MAX_TEXT_CHARS = 32_000
+"""Entity sources longer than this are truncated in the memory text (the span stays exact)."""
+
+MAX_CALLS = 64
+INDEXED = "indexed"
+
+
+@dataclass(frozen=True)
+class WalkedFile:
+    """A file the walker accepted (``status`` None) or accounted for with a status."""
+
+    path: str
+    status: str | None = None
+    size: int | None = None
+    mtime_ns: int | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """Reported to the progress callback: ``phase`` (walk/extract/store/done), counts, path."""
+
+    phase: str
+    done: int
+    total: int
+    path: str = ""
+
+
+@dataclass
+class IndexReport:
+    """What one indexing run did; ``statuses`` accounts for every walked file."""
+
+    repo_id: str
+    root: str
+    statuses: dict[str, str] = field(default_factory=dict)
+    parsed: int = 0
+    unchanged: int = 0
+    renamed: int = 0
+    deleted: int = 0
+    embedded: int = 0
+    entities_added: int = 0
+    entities_removed: int = 0
+    entities_kept: int = 0
+    memory_ids: list[str] = field(default_factory=list)
+
+
+def entity_metadata(repo_id: str, entity: Any) -> dict[str, Any]:
+    """Memory metadata of one ``CodeEntity`` (path, qualified name, kind, language, span...)."""
+    calls = sorted({str(c).rsplit(".", 1)[-1] for c in entity.calls})[:MAX_CALLS]
+    return {
+        "type": CODE_ENTITY, "repo_id": repo_id, "path": entity.path,
+        "qualified_name": entity.qualified_name, "name": entity.name, "kind": entity.kind,
+        "language": entity.language, "signature": entity.signature,
+        "start_line": entity.start_line, "end_line": entity.end_line,
+        "entity_hash": entity.content_hash, "occurrence": entity.occurrence, "calls": calls,
+    }
+
+
+def entity_text(entity: Any) -> str:
+    """The memory text of an entity: its source (truncated past ``MAX_TEXT_CHARS``)."""
+    source = entity.source if entity.source.strip() else entity.signature or entity.name
+    if len(source) > MAX_TEXT_CHARS:
+        source = source[:MAX_TEXT_CHARS] + "\n... (truncated)"
+    return source
+
+
+class MemoryOps:
+    """The memory operations the indexer needs (bound by ``CodeMemorySystem``)."""
+
+    def __init__(self, add: Callable[[list], list], update_metadata: Callable[[str, dict], bool],
+                 delete: Callable[[str], bool], get: Callable[[str], dict | None],
+                 embed: Callable[[list], np.ndarray]) -> None:
+        self.add, self.update_metadata, self.delete = add, update_metadata, delete
+        self.get, self.embed = get, embed
+
+
+@dataclass
+class _Pending:
+    """Entities of one extracted file waiting to be stored."""
+
+    file: FileRow
+    keep: list[tuple[EntityRow, dict]]  # (existing row, new metadata)
+    new: list[tuple[Any, bytes | None]]  # (entity, reused vector or None)
+    drop: list[EntityRow]
+
+
+class RepositoryIndexer:
+    """Applies one repository's walk to its memories, manifest and vector sink."""
+
+    def __init__(self, manifest: CodeManifest, ops: MemoryOps, *, repo_id: str, root: str,
+                 extract: Callable[[Sequence[tuple[str, bytes]]], list],
+                 max_file_bytes: int, sink_push: Callable[[list, list], None],
+                 progress: Callable[[IndexProgress], None] | None = None,
+                 batch_files: int = 64) -> None:
+        self.manifest, self.ops = manifest, ops
+        self.repo_id, self.root = repo_id, root
+        self.extract, self.max_file_bytes = extract, max_file_bytes
+        self.sink_push = sink_push
+        self.progress = progress
+        self.batch_files = batch_files
+        self.report = IndexReport(repo_id, root)
+
+    def _notify(self, phase: str, done: int, total: int, path: str = "") -> None:
+        if self.progress is not None:
+            self.progress(IndexProgress(phase, done, total, path))
+
+    # -- planning --------------------------------------------------------------------------------
+    def run(self, walked: Iterable[WalkedFile], *, complete: bool = True,
+            force: Sequence[str] = ()) -> IndexReport:
+        """Index ``walked``; with ``complete`` the walk is the whole repository (so manifest
+        files missing from it are deleted); paths in ``force`` are re-parsed even if unchanged."""
+        known = self.manifest.files(self.repo_id)
+        todo: list[tuple[WalkedFile, bytes, str]] = []
+        seen: set[str] = set()
+        walked = list(walked)
+        self._notify("walk", len(walked), len(walked))
+        for wf in walked:
+            seen.add(wf.path)
+            self._plan_one(wf, known.get(wf.path), todo, force)
+        gone = {p: row for p, row in known.items() if p not in seen} if complete else {}
+        todo = self._apply_renames(todo, gone, known)
+        for path in sorted(gone):
+            self._delete_file(path)
+        self._extract_all(todo)
+        self._notify("done", len(walked), len(walked))
+        return self.report
+
+    def _plan_one(self, wf: WalkedFile, old: FileRow | None,
+                  todo: list, force: Sequence[str]) -> None:
+        if wf.status is not None:  # skipped or refused by the walker: report, forget entities
+            self._not_indexed(wf.path, wf.status, old)
+            return
+        if (old is not None and wf.path not in force and old.size == wf.size
+                and old.mtime_ns == wf.mtime_ns and wf.mtime_ns is not None):
+            self._unchanged(wf.path, old)
+            return
+        from .extract.walker import read_file_safely
+
+        read = read_file_safely(self.root, wf.path, self.max_file_bytes)
+        if read.data is None:
+            self._not_indexed(wf.path, read.status, old)
+            return
+        from .extract.entities import sha256_hex
+
+        digest = sha256_hex(read.data)
+        if old is not None and old.file_hash == digest and wf.path not in force:
+            self._put_file(replace(old, size=wf.size, mtime_ns=wf.mtime_ns))
+            self._unchanged(wf.path, old)
+            return
+        todo.append((wf, read.data, digest))
+
+    def _not_indexed(self, path: str, status: str, old: FileRow | None) -> None:
+        """Skipped files are reported, not kept in the manifest; a formerly indexed one is
+        removed (its entities with it)."""
+        self.report.statuses[path] = status
+        if old is not None:
+            self._delete_file(path, count=False)
+
+    def _unchanged(self, path: str, old: FileRow) -> None:
+        self.report.unchanged += 1
+        self.report.statuses[path] = old.status
+
+    def _put_file(self, row: FileRow) -> None:
+        self.manifest.transaction(lambda c: CodeManifest.put_file(c, self.repo_id, row))
+
+    # -- renames and deletions -------------------------------------------------------------------
+    def _apply_renames(self, todo: list, gone: dict[str, FileRow],
+                       known: Mapping[str, FileRow]) -> list:
+        by_hash: dict[str, list[str]] = {}
+        for path, row in gone.items():
+            if row.file_hash and row.status == INDEXED:
+                by_hash.setdefault(row.file_hash, []).append(path)
+        rest = []
+        for wf, data, digest in todo:
+            sources = by_hash.get(digest)
+            if sources and wf.path not in known:
+                old_path = sources.pop(0)
+                self._move_file(gone.pop(old_path), wf)
+            else:
+                rest.append((wf, data, digest))
+        return rest
+
+    def _move_file(self, old: FileRow, wf: WalkedFile) -> None:
+        """Rename: same content at a new path. No parsing, no embedding."""
+        rows = self.manifest.entities(self.repo_id, old.path)
+        moved, removed_points, pushed = [], [], []
+        for row in rows:
+            memory = self.ops.get(row.memory_id)
+            if memory is None:
+                continue
+            meta = dict(memory["metadata"], path=wf.path)
+            self.ops.update_metadata(row.memory_id, meta)
+            new_row = replace(row, path=wf.path, point_id=point_id(
+                self.repo_id, wf.path, row.qualified_name, row.occurrence))
+            moved.append(new_row)
+            removed_points.append(row.point_id)
+            pushed.append((new_row, memory["text"], meta))
+        new_file = replace(old, path=wf.path, size=wf.size, mtime_ns=wf.mtime_ns)
+
+        def write(conn: Any) -> None:
+            CodeManifest.drop_file(conn, self.repo_id, old.path)
+            CodeManifest.put_file(conn, self.repo_id, new_file)
+            CodeManifest.put_entities(conn, self.repo_id, moved)
+        self.manifest.transaction(write)
+        self.sink_push(pushed, removed_points)
+        self.report.renamed += 1
+        self.report.statuses[wf.path] = new_file.status
+
+    def _delete_file(self, path: str, count: bool = True) -> None:
+        rows = self.manifest.entities(self.repo_id, path)
+        for row in rows:
+            self.ops.delete(row.memory_id)
+        self.manifest.transaction(lambda c: CodeManifest.drop_file(c, self.repo_id, path))
+        self.sink_push([], [r.point_id for r in rows])
+        self.report.entities_removed += len(rows)
+        if count:
+            self.report.deleted += 1
+
+    # -- extraction and storage ------------------------------------------------------------------
+    def _extract_all(self, todo: list) -> None:
+        """Stream every changed file through the extractor; store results in groups."""
+        total = len(todo)
+        meta = {wf.path: (wf, digest) for wf, _, digest in todo}
+        items = ((wf.path, data) for wf, data, _ in todo)
+        group: list[_Pending] = []
+        done = 0
+        for result in self.extract(items) if todo else ():
+            wf, digest = meta[result.path]
+            group.append(self._diff(wf, digest, result))
+            done += 1
+            if len(group) >= self.batch_files:
+                self._store(group)
+                group = []
+                self._notify("extract", done, total, wf.path)
+        if group:
+            self._store(group)
+            self._notify("extract", done, total, group[-1].file.path)
+        self.report.parsed += done
+
+    def _diff(self, wf: WalkedFile, digest: str, result: Any) -> _Pending:
+        status = result.status
+        self.report.statuses[wf.path] = status
+        entities = result.entities if status == INDEXED else ()
+        row = FileRow(wf.path, digest, result.language, status, wf.size, wf.mtime_ns,
+                      result.line_count, tuple(result.imports))
+        old_rows = self.manifest.entities(self.repo_id, wf.path)
+        by_key = {(r.qualified_name, r.occurrence): r for r in old_rows}
+        vectors = {r.entity_hash: r.vector for r in old_rows if r.vector is not None}
+        keep, new, used = [], [], set()
+        for entity in entities:
+            old = by_key.get((entity.qualified_name, entity.occurrence))
+            meta = entity_metadata(self.repo_id, entity)
+            if old is not None and old.entity_hash == entity.content_hash:
+                keep.append((old, meta))
+                used.add(old.memory_id)
+            else:
+                new.append((entity, vectors.get(entity.content_hash)))
+        drop = [r for r in old_rows if r.memory_id not in used]
+        return _Pending(row, keep, new, drop)
+
+    def _store(self, pending: Sequence[_Pending]) -> None:
+        fresh = [(p, e, v) for p in pending for e, v in p.new]
+        texts = [entity_text(e) for _, e, v in fresh if v is None]
+        computed = iter(self.ops.embed(texts)) if texts else iter(())
+        self.report.embedded += len(texts)
+        vectors = [np.frombuffer(v, dtype=np.float32) if v is not None else next(computed)
+                   for _, _, v in fresh]
+        for p in pending:
+            for row in p.drop:
+                self.ops.delete(row.memory_id)
+        items = [(entity_text(e), entity_metadata(self.repo_id, e), vec)
+                 for (_, e, _), vec in zip(fresh, vectors, strict=True)]
+        ids = self.ops.add(items) if items else []
+        rows, pushed = [], []
+        for (_, e, _), vec, mid, (text, meta, _) in zip(fresh, vectors, ids, items,
+                                                       strict=True):
+            row = EntityRow(mid, e.path, e.qualified_name, e.occurrence, e.content_hash,
+                            point_id(self.repo_id, e.path, e.qualified_name, e.occurrence),
+                            np.asarray(vec, dtype=np.float32).tobytes())
+            rows.append(row)
+            pushed.append((row, text, meta))
+        for p in pending:
+            for old, meta in p.keep:
+                text = self._meta_changed(old.memory_id, meta)
+                if text is not None:
+                    pushed.append((old, text, meta))
+        self._commit(pending, rows)
+        self.sink_push(pushed, [r.point_id for p in pending for r in p.drop])
+        self.report.entities_added += len(rows)
+        self.report.entities_removed += sum(len(p.drop) for p in pending)
+        self.report.entities_kept += sum(len(p.keep) for p in pending)
+
+    def _meta_changed(self, memory_id: str, meta: Mapping[str, Any]) -> str | None:
+        """Update a kept entity's metadata if it moved; its text when it did, else None."""
+        current = self.ops.get(memory_id)
+        if current is None or current["metadata"] == meta:
+            return None
+        self.ops.update_metadata(memory_id, dict(meta))
+        return current["text"]
+
+    def _commit(self, pending: Sequence[_Pending], rows: list[EntityRow]) -> None:
+        def write(conn: Any) -> None:
+            for p in pending:
+                CodeManifest.drop_entities(conn, [r.memory_id for r in p.drop])
+                CodeManifest.put_file(conn, self.repo_id, p.file)
+            CodeManifest.put_entities(conn, self.repo_id, rows)
+        self.manifest.transaction(write)

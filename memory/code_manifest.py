@@ -1,0 +1,224 @@
+"""The index manifest: what was indexed from which repository, with which embedder.
+
+Why a manifest next to the memories: incremental re-indexing needs, per file, the content hash
+and stat it was indexed at and the memories it produced; re-pushing to the Cat's collection
+needs each entity's vector and point id. Both must survive restarts, so they live in the same
+SQLite file as the memories (their own ``code_*`` tables, their own connection).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from .errors import StoreError
+
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS code_repos (
+        repo_id TEXT PRIMARY KEY, root TEXT NOT NULL, embedder TEXT, dimension INTEGER,
+        sink_count INTEGER NOT NULL DEFAULT 0, sink_embedder TEXT, sink_size INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS code_files (
+        repo_id TEXT NOT NULL, path TEXT NOT NULL, file_hash TEXT, language TEXT,
+        status TEXT NOT NULL, size INTEGER, mtime_ns INTEGER, line_count INTEGER,
+        imports TEXT NOT NULL DEFAULT '[]', PRIMARY KEY (repo_id, path)) WITHOUT ROWID""",
+    "CREATE INDEX IF NOT EXISTS code_files_hash ON code_files (repo_id, file_hash)",
+    """CREATE TABLE IF NOT EXISTS code_entities (
+        memory_id TEXT PRIMARY KEY, repo_id TEXT NOT NULL, path TEXT NOT NULL,
+        qualified_name TEXT NOT NULL, occurrence INTEGER NOT NULL, entity_hash TEXT NOT NULL,
+        point_id TEXT NOT NULL, vector BLOB)""",
+    "CREATE INDEX IF NOT EXISTS code_entities_file ON code_entities (repo_id, path)",
+]
+
+
+@dataclass(frozen=True)
+class RepoRow:
+    """One indexed repository: root, embedder identity and what the sink last received."""
+
+    repo_id: str
+    root: str
+    embedder: str | None
+    dimension: int | None
+    sink_count: int
+    sink_embedder: str | None
+    sink_size: int | None
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """One walked file as last indexed (``status`` is the extraction status)."""
+
+    path: str
+    file_hash: str | None
+    language: str | None
+    status: str
+    size: int | None
+    mtime_ns: int | None
+    line_count: int | None
+    imports: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """One entity memory of a file, with its point id and (float32 bytes) vector."""
+
+    memory_id: str
+    path: str
+    qualified_name: str
+    occurrence: int
+    entity_hash: str
+    point_id: str
+    vector: bytes | None
+
+
+class CodeManifest:
+    """Thread-safe access to the ``code_*`` tables (one connection, one lock)."""
+
+    def __init__(self, db_path: str) -> None:
+        self._lock = threading.RLock()
+        try:
+            self._conn = sqlite3.connect(db_path, timeout=30.0, check_same_thread=False,
+                                         isolation_level=None)
+            with self._conn:
+                for statement in _SCHEMA:
+                    self._conn.execute(statement)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the code manifest in {db_path!r}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def _run(self, fn, *args):  # type: ignore[no-untyped-def]
+        with self._lock:
+            try:
+                return fn(self._conn, *args)
+            except sqlite3.Error as exc:
+                raise StoreError(f"code manifest: {exc}") from exc
+
+    def transaction(self, fn) -> object:  # type: ignore[no-untyped-def]
+        """Run ``fn(conn)`` inside one IMMEDIATE transaction."""
+        def run(conn: sqlite3.Connection) -> object:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                out = fn(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return out
+        return self._run(run)
+
+    # -- repositories ----------------------------------------------------------------------------
+    def repo(self, repo_id: str) -> RepoRow | None:
+        row = self._run(lambda c: c.execute(
+            "SELECT repo_id, root, embedder, dimension, sink_count, sink_embedder, sink_size "
+            "FROM code_repos WHERE repo_id=?", (repo_id,)).fetchone())
+        return RepoRow(*row) if row else None
+
+    def repos(self) -> list[RepoRow]:
+        rows = self._run(lambda c: c.execute(
+            "SELECT repo_id, root, embedder, dimension, sink_count, sink_embedder, sink_size "
+            "FROM code_repos ORDER BY repo_id").fetchall())
+        return [RepoRow(*r) for r in rows]
+
+    def upsert_repo(self, repo_id: str, root: str, embedder: str, dimension: int) -> None:
+        self._run(lambda c: c.execute(
+            "INSERT INTO code_repos (repo_id, root, embedder, dimension) VALUES (?,?,?,?) "
+            "ON CONFLICT(repo_id) DO UPDATE SET root=excluded.root, embedder=excluded.embedder,"
+            " dimension=excluded.dimension", (repo_id, root, embedder, dimension)))
+
+    def set_sink_state(self, repo_id: str, count: int, embedder: str | None,
+                       size: int | None) -> None:
+        self._run(lambda c: c.execute(
+            "UPDATE code_repos SET sink_count=?, sink_embedder=?, sink_size=? WHERE repo_id=?",
+            (count, embedder, size, repo_id)))
+
+    # -- files -----------------------------------------------------------------------------------
+    def files(self, repo_id: str) -> dict[str, FileRow]:
+        rows = self._run(lambda c: c.execute(
+            "SELECT path, file_hash, language, status, size, mtime_ns, line_count, imports "
+            "FROM code_files WHERE repo_id=?", (repo_id,)).fetchall())
+        return {r[0]: FileRow(*r[:7], tuple(json.loads(r[7]))) for r in rows}
+
+    @staticmethod
+    def put_file(conn: sqlite3.Connection, repo_id: str, row: FileRow) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO code_files (repo_id, path, file_hash, language, status, "
+            "size, mtime_ns, line_count, imports) VALUES (?,?,?,?,?,?,?,?,?)",
+            (repo_id, row.path, row.file_hash, row.language, row.status, row.size, row.mtime_ns,
+             row.line_count, json.dumps(list(row.imports))))
+
+    @staticmethod
+    def drop_file(conn: sqlite3.Connection, repo_id: str, path: str) -> None:
+        conn.execute("DELETE FROM code_files WHERE repo_id=? AND path=?", (repo_id, path))
+        conn.execute("DELETE FROM code_entities WHERE repo_id=? AND path=?", (repo_id, path))
+
+    # -- entities --------------------------------------------------------------------------------
+    def entities(self, repo_id: str, path: str | None = None) -> list[EntityRow]:
+        sql = ("SELECT memory_id, path, qualified_name, occurrence, entity_hash, point_id, "
+               "vector FROM code_entities WHERE repo_id=?")
+        args: list = [repo_id]
+        if path is not None:
+            sql += " AND path=?"
+            args.append(path)
+        rows = self._run(lambda c: c.execute(sql + " ORDER BY rowid", args).fetchall())
+        return [EntityRow(*r) for r in rows]
+
+    def iter_entities(self, repo_id: str, chunk: int = 512) -> Iterator[list[EntityRow]]:
+        """All entities of ``repo_id`` in chunks (bounded memory on large repositories)."""
+        last = -1
+        while True:
+            rows = self._run(lambda c, after: c.execute(
+                "SELECT rowid, memory_id, path, qualified_name, occurrence, entity_hash, "
+                "point_id, vector FROM code_entities WHERE repo_id=? AND rowid>? "
+                "ORDER BY rowid LIMIT ?", (repo_id, after, chunk)).fetchall(), last)
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [EntityRow(*r[1:]) for r in rows]
+
+    def entity(self, memory_id: str) -> tuple[str, EntityRow] | None:
+        """``(repo_id, row)`` of the entity stored as ``memory_id``, or None."""
+        row = self._run(lambda c: c.execute(
+            "SELECT repo_id, memory_id, path, qualified_name, occurrence, entity_hash, "
+            "point_id, vector FROM code_entities WHERE memory_id=?", (memory_id,)).fetchone())
+        return (row[0], EntityRow(*row[1:])) if row else None
+
+    def entity_ids(self, repo_id: str) -> list[str]:
+        return [r[0] for r in self._run(lambda c: c.execute(
+            "SELECT memory_id FROM code_entities WHERE repo_id=? ORDER BY rowid",
+            (repo_id,)).fetchall())]
+
+    def entity_count(self, repo_id: str | None = None) -> int:
+        if repo_id is None:
+            return self._run(lambda c: c.execute(
+                "SELECT count(*) FROM code_entities").fetchone()[0])
+        return self._run(lambda c: c.execute(
+            "SELECT count(*) FROM code_entities WHERE repo_id=?", (repo_id,)).fetchone()[0])
+
+    @staticmethod
+    def put_entities(conn: sqlite3.Connection, repo_id: str, rows: Iterable[EntityRow]) -> None:
+        conn.executemany(
+            "INSERT OR REPLACE INTO code_entities (memory_id, repo_id, path, qualified_name, "
+            "occurrence, entity_hash, point_id, vector) VALUES (?,?,?,?,?,?,?,?)",
+            [(r.memory_id, repo_id, r.path, r.qualified_name, r.occurrence, r.entity_hash,
+              r.point_id, r.vector) for r in rows])
+
+    @staticmethod
+    def drop_entities(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+        conn.executemany("DELETE FROM code_entities WHERE memory_id=?",
+                         [(m,) for m in memory_ids])
+
+    def set_vectors(self, items: Sequence[tuple[str, bytes]]) -> None:
+        """Replace the vectors of entities ``(memory_id, float32 bytes)`` (after re-embedding)."""
+        self.transaction(lambda c: c.executemany(
+            "UPDATE code_entities SET vector=? WHERE memory_id=?",
+            [(blob, mid) for mid, blob in items]))
+
+    def forget_memory(self, memory_id: str) -> None:
+        """Drop the entity row of a memory deleted through the plain ``MemorySystem`` API."""
+        self._run(lambda c: c.execute("DELETE FROM code_entities WHERE memory_id=?",
+                                      (memory_id,)))

@@ -1,0 +1,76 @@
+"""Adapters from the extraction package (safe walker, crash-contained parsing pool) to the
+indexer's two seams: ``WalkerFn`` and ``ExtractorFn``.
+
+Why seams: the indexer only needs "which files, with which stat" and "entities of these
+bytes". Keeping the extraction package behind two callables lets tests wrap the real ones with
+counters (how many files were parsed) without replacing them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from .code_index import WalkedFile
+
+WalkerFn = Callable[[str, list, bool, int], Iterable[WalkedFile]]
+"""``(root, exclude_patterns, recursive, max_file_bytes) -> walked files``."""
+
+ExtractorFn = Callable[[Iterable[tuple[str, bytes]]], Iterable[Any]]
+"""``(repo-relative path, bytes) pairs -> FileExtraction`` results, in any order."""
+
+
+def _mtime_ns(mtime: float | None) -> int | None:
+    return None if mtime is None else int(round(mtime * 1e9))
+
+
+def from_entry(entry: Any) -> WalkedFile:
+    """A walker ``FileEntry`` as the indexer's ``WalkedFile`` (status None = to index)."""
+    status = None if entry.status == "ok" else entry.status
+    return WalkedFile(entry.path, status, entry.size, _mtime_ns(entry.mtime),
+                      getattr(entry, "reason", ""))
+
+
+def default_walker(root: str, exclude: list, recursive: bool,
+                   max_file_bytes: int) -> Iterable[WalkedFile]:
+    """The extraction package's ``walk_repository`` (no symlinks followed, .gitignore)."""
+    from .extract.walker import walk_repository
+
+    for entry in walk_repository(root, exclude=exclude, recursive=recursive,
+                                 max_file_bytes=max_file_bytes):
+        if entry.is_dir:  # a pruned directory: one status for everything under it
+            yield WalkedFile(entry.path.rstrip("/") + "/", entry.status, detail=entry.reason)
+        else:
+            yield from_entry(entry)
+
+
+def walk_single(root: str, rel: str) -> list[WalkedFile]:
+    """One file as a one-entry walk (for ``index_file``/``reindex_file``)."""
+    st = os.lstat(os.path.join(root, rel))
+    return [WalkedFile(rel, None, st.st_size, _mtime_ns(st.st_mtime))]
+
+
+class PoolExtractor:
+    """Parses files in the extraction package's crash-contained worker pool (lazily started)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers
+        self._pool: Any = None
+
+    def __call__(self, items: Iterable[tuple[str, bytes]]) -> Iterator[Any]:
+        if self._pool is None:
+            from .extract.pool import ExtractionPool
+
+            self._pool = (ExtractionPool() if self.workers is None
+                          else ExtractionPool(workers=self.workers))
+        return self._pool.extract(items)
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+
+def default_extractor(workers: int | None = None) -> ExtractorFn:
+    return PoolExtractor(workers)

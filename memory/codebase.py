@@ -1,0 +1,446 @@
+"""``CodeMemorySystem`` and ``CodeContext``, name for name as seed 004 documents them.
+
+A ``CodeMemorySystem`` IS a ``MemorySystem``: code entities, documentation and debugging sessions
+are ordinary memories in the same store, so ``get_memory``/``update_memory``/``delete_memory``
+and the bounded hybrid + LLM-scored retrieval all apply. What this class adds: incremental
+indexing (``code_index``), a manifest (``code_manifest``), dependency and recency boosts applied
+after LLM scoring, a code-aware prompt, and an optional vector sink (the Cat's declarative
+collection) that receives a copy of every entity vector and is repaired when wiped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .code_context import (
+    CODE_ENTITY,
+    DEBUGGING_SESSION,
+    DOCUMENTATION,
+    CodeContext,
+    Request,
+    SafeFormat,
+    as_context,
+    describe,
+    render_context,
+    require_text,
+)
+from .code_index import IndexProgress, IndexReport, MemoryOps, RepositoryIndexer
+from .code_manifest import CodeManifest
+from .code_sink import SinkSync, SyncResult
+from .code_walk import ExtractorFn, WalkerFn, default_extractor, default_walker, walk_single
+from .dependencies import DependencyFocus
+from .recency import RecencyTracker
+from .store import MemoryRecord
+from .system import MemorySystem, ScoredMemory
+from .vector_sink import VectorSink
+
+CODE_QUERY_TEMPLATE = """You are helping with a software repository.
+
+{context}
+
+Relevant code and notes from the repository (most relevant first):
+{memories}
+
+Answer the request: {query}"""
+"""Default ``query`` prompt; a custom template may use ``{query}``, ``{context}`` and
+``{memories}`` (``{task}`` is an alias of ``{query}``)."""
+
+MAX_CANDIDATE_CHARS = 4000
+
+
+class CodeMemorySystem(MemorySystem):
+    """Code intelligence memory: index repositories, retrieve entities for a ``CodeContext``.
+
+    Constructor parameters are the seed's, in its order. Keyword-only extras: ``embedder``
+    (default ``HashingEmbedder``; in the Cat pass ``cat.embedder``), ``vector_sink`` (e.g.
+    ``CatVectorSink(cat.memory.vectors.declarative)``), ``repository_id`` (fixed id for the
+    indexed repository; default derived from its path), ``max_file_bytes``, ``walker`` /
+    ``extractor`` (defaults: the extraction package's safe walker and crash-contained worker
+    pool), ``workers`` (pool size) and any ``MemorySystem`` keyword (``candidate_limit``...).
+    """
+
+    query_prompt_template: str = CODE_QUERY_TEMPLATE
+
+    def __init__(
+        self,
+        small_model_fn: Callable[[str], Awaitable[str]],
+        db_path: str = "code_memories.db",
+        relevance_threshold: float = 0.7,
+        max_memories: int = 15,
+        batch_size: int = 10,
+        enable_caching: bool = True,
+        enable_dependency_boost: bool = True,
+        enable_recency_boost: bool = True,
+        dependency_boost_amount: float = 0.15,
+        recency_boost_amount: float = 0.10,
+        recency_days: int = 7,
+        retry_attempts: int = 3,
+        retry_delay: float = 1.0,
+        *,
+        vector_sink: VectorSink | None = None,
+        repository_id: str | None = None,
+        max_file_bytes: int = 1_000_000,
+        walker: WalkerFn | None = None,
+        extractor: ExtractorFn | None = None,
+        workers: int | None = None,
+        **memory_kwargs: Any,
+    ) -> None:
+        for name, amount in (("dependency_boost_amount", dependency_boost_amount),
+                             ("recency_boost_amount", recency_boost_amount)):
+            if not 0.0 <= float(amount) <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {amount!r}")
+        if recency_days < 0:
+            raise ValueError(f"recency_days must be >= 0, got {recency_days!r}")
+        super().__init__(small_model_fn, db_path, relevance_threshold, max_memories, batch_size,
+                         retry_attempts, retry_delay, enable_caching=enable_caching,
+                         **memory_kwargs)
+        self.enable_dependency_boost = bool(enable_dependency_boost)
+        self.enable_recency_boost = bool(enable_recency_boost)
+        self.dependency_boost_amount = float(dependency_boost_amount)
+        self.recency_boost_amount = float(recency_boost_amount)
+        self.recency_days = recency_days
+        self.max_file_bytes = max_file_bytes
+        self._repository_id = repository_id
+        self._manifest = CodeManifest(db_path)
+        self._recency = RecencyTracker(recency_days)
+        self._walker = walker or default_walker
+        self._extractor = extractor or default_extractor(workers)
+        self._sink = SinkSync(self._manifest, self._entity_payloads, vector_sink)
+        self.last_index_report: IndexReport | None = None
+
+    # -- indexing --------------------------------------------------------------------------------
+    def index_repository(self, directory: str, exclude_patterns: list[str] | None = None,
+                         recursive: bool = True, *,
+                         progress: Callable[[IndexProgress], None] | None = None
+                         ) -> list[str]:
+        """Index ``directory`` incrementally; returns the memory ids of all its entities.
+
+        Only files whose content changed are parsed and only changed entities embedded;
+        entities of deleted files are removed; renames move entities. ``.gitignore`` and
+        ``exclude_patterns`` (globs such as ``*/tests/*``) are honoured. Every walked file gets
+        a status in ``last_index_report.statuses``. ``progress`` receives ``IndexProgress``.
+        """
+        root = self._checked_dir(directory)
+        indexer = self._indexer(root, progress)
+        walked = self._walker(root, list(exclude_patterns or []), recursive,
+                              self.max_file_bytes)
+        report = indexer.run(walked, complete=True)
+        return self._finish(report)
+
+    def index_file(self, file_path: str) -> list[str]:
+        """Index one file; returns the memory ids of its entities.
+
+        ``FileNotFoundError`` if it does not exist; ``ValueError`` if its type is unsupported.
+        """
+        root, rel = self._locate_file(file_path)
+        report = self._indexer(root, None).run(walk_single(root, rel), complete=False)
+        self._finish(report)
+        return [r.memory_id for r in self._manifest.entities(report.repo_id, rel)]
+
+    def reindex_file(self, file_path: str) -> list[str]:
+        """Re-parse one file (call after editing it); returns its entities' memory ids.
+
+        Entities whose source did not change keep their memory (and their vector).
+        """
+        root, rel = self._locate_file(file_path)
+        report = self._indexer(root, None).run(walk_single(root, rel), complete=False,
+                                               force=[rel])
+        self._finish(report)
+        return [r.memory_id for r in self._manifest.entities(report.repo_id, rel)]
+
+    def _checked_dir(self, directory: str) -> str:
+        if not isinstance(directory, (str, os.PathLike)) or not str(directory):
+            raise ValueError("directory must be a non-empty path")
+        root = os.path.realpath(directory)
+        if not os.path.isdir(root):
+            raise FileNotFoundError(f"directory not found: {directory}")
+        return root
+
+    def _locate_file(self, file_path: str) -> tuple[str, str]:
+        from .extract.languages import detect_language
+
+        if not isinstance(file_path, (str, os.PathLike)) or not str(file_path):
+            raise ValueError("file_path must be a non-empty path")
+        full = os.path.realpath(file_path)
+        if not os.path.isfile(full):
+            raise FileNotFoundError(f"file not found: {file_path}")
+        if detect_language(str(file_path)) is None:
+            raise ValueError(f"unsupported file type: {file_path}")
+        roots = sorted((r.root for r in self._manifest.repos()), key=len, reverse=True)
+        cwd = os.path.realpath(os.getcwd())
+        for root in [*roots, cwd]:
+            if full.startswith(root.rstrip(os.sep) + os.sep):
+                return root, os.path.relpath(full, root).replace(os.sep, "/")
+        parent = os.path.dirname(full)
+        return parent, os.path.basename(full)
+
+    def repository_id_for(self, root: str) -> str:
+        """The repository id used for ``root`` (fixed by ``repository_id`` or path-derived)."""
+        if self._repository_id:
+            return self._repository_id
+        digest = hashlib.sha1(os.path.realpath(root).encode("utf-8", "surrogateescape"))
+        return f"{os.path.basename(root.rstrip(os.sep)) or 'root'}-{digest.hexdigest()[:8]}"
+
+    def _indexer(self, root: str, progress: Callable | None) -> RepositoryIndexer:
+        repo_id = self.repository_id_for(root)
+        key, dimension = self._dense.space()
+        previous = self._manifest.repo(repo_id)
+        self._manifest.upsert_repo(repo_id, root, key, dimension)
+        if previous is not None and previous.embedder != key:
+            self._reembed(repo_id)
+        self._sink.check(repo_id, dimension)
+        ops = MemoryOps(add=lambda items: MemorySystem.add_memories(self, items),
+                        update_metadata=lambda mid, meta: MemorySystem.update_memory(
+                            self, mid, metadata=meta),
+                        delete=lambda mid: MemorySystem.delete_memory(self, mid),
+                        get=lambda mid: MemorySystem.get_memory(self, mid),
+                        embed=self._dense.embed_documents)
+        return RepositoryIndexer(self._manifest, ops, repo_id=repo_id, root=root,
+                                 extract=self._extractor, max_file_bytes=self.max_file_bytes,
+                                 sink_push=self._sink.pusher(repo_id), progress=progress)
+
+    def _finish(self, report: IndexReport) -> list[str]:
+        self._sink.mark_synced(report.repo_id)
+        self._recency.invalidate()
+        report.memory_ids = self._manifest.entity_ids(report.repo_id)
+        self.last_index_report = report
+        return list(report.memory_ids)
+
+    def _reembed(self, repo_id: str) -> None:
+        """The embedder changed: re-embed every entity text (no re-parsing) for the sink."""
+        rows = self._manifest.entities(repo_id)
+        for start in range(0, len(rows), 512):
+            chunk = rows[start:start + 512]
+            texts = [(self.get_memory(r.memory_id) or {}).get("text") or r.qualified_name
+                     for r in chunk]
+            vectors = self._dense.embed_documents(texts)
+            self._manifest.set_vectors([(r.memory_id, np.asarray(v, np.float32).tobytes())
+                                        for r, v in zip(chunk, vectors, strict=True)])
+
+    # -- the vector sink -------------------------------------------------------------------------
+    def attach_vector_sink(self, sink: VectorSink | None) -> None:
+        """Use ``sink`` from now on (the glue re-attaches after the Cat replaced its memory)."""
+        self._sink.attach(sink)
+
+    def sync_vector_sink(self, repository_id: str | None = None) -> dict[str, SyncResult]:
+        """Check the sink for each repository (or one) and re-push everything if it was wiped,
+        re-created, or holds a different number of this repository's points."""
+        repos = [r.repo_id for r in self._manifest.repos()]
+        if repository_id is not None:
+            repos = [r for r in repos if r == repository_id]
+        dimension = self._dense.space()[1]
+        return {repo: self._sink.check(repo, dimension) for repo in repos}
+
+    def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list:
+        out = []
+        for mid in memory_ids:
+            memory = MemorySystem.get_memory(self, mid)
+            if memory is not None:
+                out.append((mid, memory["text"], memory["metadata"]))
+        return out
+
+    # -- memories of other kinds -----------------------------------------------------------------
+    def add_documentation_memory(self, title: str, content: str,
+                                 category: str = "documentation",
+                                 file_path: str | None = None,
+                                 metadata: dict[str, Any] | None = None) -> str:
+        """Store a documentation note; returns its memory id. ``ValueError`` if empty."""
+        require_text(title=title, content=content)
+        meta = {**(metadata or {}), "type": DOCUMENTATION, "title": title,
+                "category": category, "file_path": file_path}
+        return self.add_memory(f"{title}\n\n{content}", meta)
+
+    def add_debugging_session(self, description: str, error: str, solution: str,
+                              file_path: str | None = None,
+                              metadata: dict[str, Any] | None = None) -> str:
+        """Store how a problem was solved; returns its memory id. ``ValueError`` if empty."""
+        require_text(description=description, error=error, solution=solution)
+        meta = {**(metadata or {}), "type": DEBUGGING_SESSION, "file_path": file_path}
+        text = f"Problem: {description}\nError: {error}\nSolution: {solution}"
+        return self.add_memory(text, meta)
+
+    # -- MemorySystem CRUD kept consistent with the manifest and the sink ------------------------
+    def update_memory(self, memory_id: str, text: str | None = None,
+                      metadata: dict[str, Any] | None = None) -> bool:
+        """As ``MemorySystem.update_memory``; an edited code entity's copy in the sink follows."""
+        changed = super().update_memory(memory_id, text=text, metadata=metadata)
+        if changed and isinstance(memory_id, str):
+            self._sink.refresh_entity(memory_id, text, self._dense.embed_documents)
+        return changed
+
+    def delete_memory(self, memory_id: str) -> bool:
+        """As ``MemorySystem.delete_memory``; a code entity also leaves the manifest and sink."""
+        deleted = super().delete_memory(memory_id)
+        if deleted:
+            self._sink.forget_entity(memory_id)
+        return deleted
+
+    # -- retrieval -------------------------------------------------------------------------------
+    async def retrieve_relevant_memories(  # type: ignore[override]
+        self, context: str | CodeContext, include_file_hashes: bool = True
+    ) -> list[ScoredMemory]:
+        """Memories relevant to ``context`` (a string or ``CodeContext``), best first.
+
+        Candidates come from the Memory API's bounded lexical + dense stage and are scored by
+        the small LLM (cached); then the dependency and recency boosts apply (capped at 1.0),
+        then the threshold and ``max_memories``. ``include_file_hashes`` folds the content
+        hashes of the current and accessed files into the cache key, so edits invalidate it.
+        """
+        return await self._retrieve(Request(as_context(context), bool(include_file_hashes)))
+
+    async def query(self, context: str | CodeContext,  # type: ignore[override]
+                    primary_model_fn: Callable[[str], Awaitable[str]],
+                    custom_prompt_template: str | None = None) -> str:
+        """Retrieve for ``context`` and ask ``primary_model_fn`` to answer its ``user_query``.
+
+        ``custom_prompt_template`` may use ``{query}``, ``{context}`` and ``{memories}``.
+        """
+        if not callable(primary_model_fn):
+            raise ValueError("primary_model_fn must be an async function str -> str")
+        ctx = as_context(context)
+        memories = await self.retrieve_relevant_memories(ctx)
+        prompt = self.build_prompt(ctx, memories, custom_prompt_template)
+        reply = primary_model_fn(prompt)
+        if hasattr(reply, "__await__"):
+            reply = await reply
+        return reply
+
+    def build_prompt(self, context: str | CodeContext, memories: Sequence[ScoredMemory],
+                     template: str | None = None) -> str:
+        """The ``query`` prompt for ``memories`` (also usable by the Cat glue)."""
+        ctx = as_context(context)
+        values = SafeFormat(query=ctx.user_query, task=ctx.user_query,
+                             context=render_context(ctx, None),
+                             memories=self.format_memories_for_prompt(list(memories))
+                             or "(no relevant memories)")
+        return (template or self.query_prompt_template).format_map(values)
+
+    def format_memories_for_prompt(self, memories: list[ScoredMemory],
+                                   include_scores: bool = True) -> str:
+        """Numbered memories; code entities get a ``path:lines qualified_name`` header."""
+        blocks = []
+        for i, m in enumerate(memories, start=1):
+            score = ("" if not include_scores else "[relevance: unscored] " if m.error
+                     else f"[relevance: {m.relevance_score:.2f}] ")
+            blocks.append(f"{i}. {score}{describe(m.metadata)}\n{m.text}")
+        return "\n\n".join(blocks)
+
+    # -- MemorySystem hooks ----------------------------------------------------------------------
+    def _render_context(self, context: Any) -> str:
+        if isinstance(context, Request):
+            hashes = self._file_hashes(context.context) if context.include_file_hashes else None
+            return render_context(context.context, hashes)
+        return render_context(as_context(context), None)
+
+    def _render_candidate(self, record: MemoryRecord) -> str:
+        text = record.text
+        if len(text) > MAX_CANDIDATE_CHARS:
+            text = text[:MAX_CANDIDATE_CHARS] + "\n... (truncated)"
+        return f"{describe(record.metadata)}\n{text}"
+
+    def _adjust_scores(self, context: Any, scored: list[ScoredMemory]) -> list[ScoredMemory]:
+        ctx = context.context if isinstance(context, Request) else as_context(context)
+        focus = self._focus(ctx) if self.enable_dependency_boost else None
+        out = []
+        for m in scored:
+            out.append(self._boosted(m, focus) if m.error is None else m)
+        return out
+
+    def _boosted(self, m: ScoredMemory, focus: DependencyFocus | None) -> ScoredMemory:
+        meta = m.metadata or {}
+        if meta.get("type") != CODE_ENTITY:
+            return m
+        score, notes = m.relevance_score, []
+        if focus is not None:
+            relation = focus.relation(meta)
+            if relation:
+                score, notes = score + self.dependency_boost_amount, [relation]
+        if self.enable_recency_boost and self._is_recent(meta):
+            score += self.recency_boost_amount
+            notes.append(f"changed in the last {self.recency_days} days")
+        if not notes:
+            return m
+        return replace(m, relevance_score=min(1.0, score),
+                       reasoning=f"{m.reasoning} (boosted: {'; '.join(notes)})")
+
+    def _focus(self, ctx: CodeContext) -> DependencyFocus | None:
+        found = self._resolve_path(ctx.current_file) if ctx.current_file else None
+        if found is None:
+            return None
+        repo_id, rel = found
+        row = self._manifest.files(repo_id).get(rel)
+        entities = [m["metadata"] for m in self.list_memories(
+            {"type": CODE_ENTITY, "repo_id": repo_id, "path": rel})]
+        return DependencyFocus.build(rel, row.imports if row else (), entities, repo_id)
+
+    def _resolve_path(self, path: str) -> tuple[str, str] | None:
+        """``(repo_id, repo-relative path)`` of a path given absolute, cwd- or repo-relative."""
+        norm = path.replace("\\", "/").lstrip("./") if not os.path.isabs(path) else path
+        full = os.path.realpath(path)
+        for repo in self._manifest.repos():
+            files = self._manifest.files(repo.repo_id)
+            if full.startswith(repo.root.rstrip(os.sep) + os.sep):
+                rel = os.path.relpath(full, repo.root).replace(os.sep, "/")
+                if rel in files:
+                    return repo.repo_id, rel
+            if norm in files:
+                return repo.repo_id, norm
+            for rel in files:
+                if norm.endswith("/" + rel) or rel.endswith("/" + norm):
+                    return repo.repo_id, rel
+        return None
+
+    def _is_recent(self, meta: dict[str, Any]) -> bool:
+        repo = self._manifest.repo(str(meta.get("repo_id")))
+        if repo is None or not meta.get("path"):
+            return False
+        snapshot = self._recency.snapshot(repo.root, self._manifest.files(repo.repo_id))
+        return snapshot.is_recent(str(meta["path"]))
+
+    def _file_hashes(self, ctx: CodeContext) -> dict[str, str]:
+        out = {}
+        for path in [ctx.current_file, *(ctx.accessed_files or [])]:
+            found = self._resolve_path(path) if path else None
+            if found is not None:
+                row = self._manifest.files(found[0]).get(found[1])
+                if row is not None and row.file_hash:
+                    out[found[1]] = row.file_hash[:12]
+        return out
+
+    # -- stats and lifecycle ---------------------------------------------------------------------
+    def clear_cache(self) -> None:
+        """Forget cached LLM scores and recency snapshots (after major code changes)."""
+        super().clear_cache()
+        self._recency.invalidate()
+
+    def get_stats(self) -> dict[str, Any]:
+        """The seed's keys (``total_code_memories``, ``total_non_code_memories``,
+        ``total_memories``, ``cache_stats``) plus retrieval and boost configuration."""
+        stats = super().get_stats()
+        code = self.count_memories({"type": CODE_ENTITY})
+        stats.update(
+            total_code_memories=code, total_non_code_memories=stats["total_memories"] - code,
+            enable_dependency_boost=self.enable_dependency_boost,
+            enable_recency_boost=self.enable_recency_boost,
+            dependency_boost_amount=self.dependency_boost_amount,
+            recency_boost_amount=self.recency_boost_amount, recency_days=self.recency_days,
+            repositories=[{"repository_id": r.repo_id, "root": r.root,
+                           "embedder": r.embedder, "dimension": r.dimension,
+                           "vector_sink_points": r.sink_count} for r in self._manifest.repos()])
+        return stats
+
+    def close(self) -> None:
+        """Close the database, the manifest and the worker pool; idempotent."""
+        closer = getattr(self._extractor, "close", None)
+        if callable(closer):
+            closer()
+        self._manifest.close()
+        super().close()
+
+
