@@ -288,6 +288,11 @@ class CommitIndex:
             return commit_id
         return resolve_commit(commit_id, self._all_commits())
 
+    def commits(self) -> dict[str, CommitInfo]:
+        """Every commit reachable from the index's refs (tasks, undo, attic, final tags)."""
+        with self._mutex:
+            return dict(self._all_commits())
+
     def _all_commits(self) -> dict[str, CommitInfo]:
         heads = []
         for prefix in ALL_PREFIXES:
