@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .entities import CodeEntity
-from .pycommon import LineIndex, RawDef, build_entities, format_import
+from .pycommon import CONSTANT_NAMES, LineIndex, RawDef, build_entities, format_import
 
 _PASS_SUITE_TEXT = "pass\n"
 
@@ -22,10 +22,27 @@ def _dotted(node: Any, cst: Any) -> str | None:
     while isinstance(node, cst.Attribute):
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if isinstance(node, cst.Name) and node.value not in CONSTANT_NAMES:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None
+
+
+def _original_span(index: LineIndex, line: int, column: int, rendered: str) -> str:
+    """The original text of a header that libcst rendered out of context.
+
+    Rendered alone, continuation lines lose the enclosing block's indentation; every
+    non-whitespace character is the same, so walk the original until all are matched.
+    """
+    text = index.text
+    start = index.starts[line - 1] + column
+    wanted = sum(1 for ch in rendered if not ch.isspace())
+    pos = start
+    while wanted and pos < len(text):
+        if not text[pos].isspace():
+            wanted -= 1
+        pos += 1
+    return text[start:pos]
 
 
 def _import_names(node: Any, cst: Any, module: Any) -> list[str]:
@@ -58,7 +75,9 @@ def _make_visitor(cst: Any, module: Any, positions: Any, index: LineIndex) -> An
                 decorators=(),
                 leading_lines=(),
             )
-            signature = module.code_for_node(header)[: -len(_PASS_SUITE_TEXT)]
+            rendered = module.code_for_node(header)[: -len(_PASS_SUITE_TEXT)]
+            def_pos = positions[node].start
+            signature = _original_span(index, def_pos.line, def_pos.column, rendered)
             raw = RawDef(
                 is_class=is_class,
                 is_async=not is_class and node.asynchronous is not None,

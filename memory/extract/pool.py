@@ -1,0 +1,280 @@
+"""Crash-isolated parsing: a small pool of worker processes with per-file time limits.
+
+libcst segfaults on deeply nested input and some inputs take minutes; a parser must never
+take the Cat down or stall an index run. Each worker is a ``python -c`` child (fork+exec,
+safe from a multi-threaded host) that mounts the plugin root under a private name, so it
+works under pytest and inside the Cat alike. Files go in batches; results come back one
+frame per file, in order, so when a worker dies or overruns its time the culprit is the
+first file without a result: it is reported (``error:worker_crashed`` / ``error:timeout``),
+the worker is replaced, and the rest of the batch goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .entities import FileExtraction, error
+from .safety import Limits
+from .wire import ChannelClosed, ChannelTimeout, FrameReader, write_frame
+
+_PLUGIN_ROOT = str(Path(__file__).resolve().parents[2])
+_WORKER_ALIAS = "_codemem_extract_worker"
+_BOOTSTRAP = (
+    "import importlib, importlib.machinery, importlib.util, sys\n"
+    "root, alias = sys.argv[1], sys.argv[2]\n"
+    "spec = importlib.machinery.ModuleSpec(alias, None, is_package=True)\n"
+    "spec.submodule_search_locations = [root]\n"
+    "sys.modules[alias] = importlib.util.module_from_spec(spec)\n"
+    "importlib.import_module(alias + '.memory.extract.worker').main()\n"
+)
+
+
+@dataclass
+class PoolStats:
+    """Counters for the index report and the benchmark."""
+
+    files: int = 0
+    crashes: int = 0
+    timeouts: int = 0
+    restarts: int = 0
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    """Settings of an ``ExtractionPool`` (see there)."""
+
+    workers: int = 2
+    python_engine: str = "treesitter"
+    limits: Limits = field(default_factory=Limits)
+    file_timeout: float = 10.0
+    startup_timeout: float = 60.0
+    batch_files: int = 64
+    batch_bytes: int = 2 << 20
+    memory_limit: int | None = 2 << 30
+    test_faults: dict | None = None
+
+
+class _Worker:
+    """One child process and its framed pipes."""
+
+    def __init__(self, config: PoolConfig) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOTSTRAP, _PLUGIN_ROOT, _WORKER_ALIAS],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=_PLUGIN_ROOT,
+            close_fds=True,
+            start_new_session=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.reader = FrameReader(self.proc.stdout.fileno())
+        settings = {
+            "engine": config.python_engine,
+            "limits": asdict(config.limits),
+            "memory_limit": config.memory_limit,
+            "test_faults": config.test_faults,
+        }
+        write_frame(self.proc.stdin, pickle.dumps(settings))
+        self.reader.read(config.startup_timeout)  # the READY frame
+
+    def send(self, batch: list[tuple[str, bytes]]) -> None:
+        assert self.proc.stdin is not None
+        write_frame(self.proc.stdin, pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def death_detail(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            return "worker stopped answering"
+        if code < 0:
+            try:
+                return f"worker killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"worker killed by signal {-code}"
+        return f"worker exited with status {code}"
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def stop(self, timeout: float = 5.0) -> None:
+        try:
+            if self.proc.stdin is not None:
+                write_frame(self.proc.stdin, b"")
+                self.proc.stdin.close()
+            self.proc.wait(timeout)
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            pass
+        self.kill()
+
+
+class ExtractionPool:
+    """Runs ``extract_file`` in worker processes; reusable across calls, close it when done.
+
+    ``extract(items)`` takes ``(path_rel, bytes)`` pairs (any iterable, consumed lazily on a
+    feeder thread) and yields one ``FileExtraction`` per item as results arrive (not in
+    input order). One ``extract`` call at a time per pool.
+    """
+
+    def __init__(self, config: PoolConfig | None = None, **overrides: object) -> None:
+        base = config or PoolConfig()
+        self.config = PoolConfig(**{**asdict_shallow(base), **overrides})
+        if self.config.workers < 1:
+            raise ValueError("an ExtractionPool needs at least one worker")
+        self.stats = PoolStats()
+        self._workers: list[_Worker | None] = [None] * self.config.workers
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __enter__(self) -> ExtractionPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every worker (idempotent)."""
+        self._closed = True
+        for i, worker in enumerate(self._workers):
+            if worker is not None:
+                worker.stop()
+                self._workers[i] = None
+
+    def extract(self, items: Iterable[tuple[str, bytes]]) -> Iterator[FileExtraction]:
+        """Extract every item in the workers; yields results as they complete."""
+        if self._closed:
+            raise RuntimeError("ExtractionPool is closed")
+        with self._lock:
+            yield from self._run(items)
+
+    def _run(self, items: Iterable[tuple[str, bytes]]) -> Iterator[FileExtraction]:
+        batches: queue.Queue = queue.Queue(maxsize=self.config.workers * 2)
+        results: queue.Queue = queue.Queue()
+        feeder = threading.Thread(target=self._feed, args=(items, batches, results), daemon=True)
+        slots = [
+            threading.Thread(target=self._serve, args=(i, batches, results), daemon=True)
+            for i in range(self.config.workers)
+        ]
+        feeder.start()
+        for slot in slots:
+            slot.start()
+        running = len(slots)
+        while running:
+            item = results.get()
+            if item is None:
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                self.stats.files += 1
+                yield item
+        feeder.join()
+
+    def _feed(self, items: Iterable, batches: queue.Queue, results: queue.Queue) -> None:
+        batch: list[tuple[str, bytes]] = []
+        size = 0
+        try:
+            for path, data in items:
+                batch.append((path, data))
+                size += len(data)
+                if len(batch) >= self.config.batch_files or size >= self.config.batch_bytes:
+                    batches.put(batch)
+                    batch, size = [], 0
+            if batch:
+                batches.put(batch)
+        except BaseException as exc:  # surfaced to the caller from extract()
+            results.put(exc)
+        finally:
+            for _ in range(self.config.workers):
+                batches.put(None)
+
+    def _serve(self, slot: int, batches: queue.Queue, results: queue.Queue) -> None:
+        try:
+            while True:
+                batch = batches.get()
+                if batch is None:
+                    return
+                self._run_batch(slot, batch, results)
+        except BaseException as exc:  # crash boundary of the slot thread: report, don't hang
+            results.put(exc)
+        finally:
+            results.put(None)
+
+    def _worker(self, slot: int) -> _Worker:
+        worker = self._workers[slot]
+        if worker is None or worker.proc.poll() is not None:
+            if worker is not None:
+                worker.kill()
+                self.stats.restarts += 1
+            worker = _Worker(self.config)
+            self._workers[slot] = worker
+        return worker
+
+    def _run_batch(self, slot: int, batch: list[tuple[str, bytes]], results: queue.Queue) -> None:
+        remaining = batch
+        while remaining:
+            worker = self._worker(slot)
+            try:
+                worker.send(remaining)
+            except OSError:
+                worker.kill()
+                self._workers[slot] = None
+                continue
+            done = 0
+            for path, data in remaining:
+                try:
+                    payload = worker.reader.read(self.config.file_timeout)
+                except ChannelTimeout:
+                    worker.kill()
+                    self.stats.timeouts += 1
+                    detail = f"no result within {self.config.file_timeout:g} s; worker replaced"
+                    results.put(_failed(path, data, error("timeout"), detail))
+                except ChannelClosed:
+                    worker.kill()
+                    self.stats.crashes += 1
+                    detail = f"{worker.death_detail()} while parsing; worker replaced"
+                    results.put(_failed(path, data, error("worker_crashed"), detail))
+                else:
+                    results.put(FileExtraction.from_dict(json.loads(payload)))
+                    done += 1
+                    continue
+                self._workers[slot] = None
+                self.stats.restarts += 1
+                done += 1
+                break
+            remaining = remaining[done:]
+
+
+def _failed(path: str, data: bytes, status: str, detail: str) -> FileExtraction:
+    from .entities import sha256_hex
+    from .languages import detect_language
+
+    return FileExtraction(
+        path=path, status=status, detail=detail, language=detect_language(path),
+        file_hash=sha256_hex(data), size=len(data),
+    )
+
+
+def asdict_shallow(config: PoolConfig) -> dict:
+    """Field values of a config without deep-copying nested dataclasses."""
+    return {name: getattr(config, name) for name in config.__dataclass_fields__}
