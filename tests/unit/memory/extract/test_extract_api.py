@@ -73,7 +73,8 @@ def test_missing_grammar_is_a_status(monkeypatch):
 
 
 def test_round_trip_and_hashes():
-    result = extract_file("pkg/m.py", b"import os\n\n@dec\ndef f(a):\n    '''Doc.'''\n    os.x(a)\n")
+    source = b"import os\n\n@dec\ndef f(a):\n    '''Doc.'''\n    os.x(a)\n"
+    result = extract_file("pkg/m.py", source)
     again = FileExtraction.from_dict(result.to_dict())
     assert again == result
     entity = result.entities[0]

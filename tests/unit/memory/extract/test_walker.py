@@ -31,7 +31,8 @@ def _write(root, rel, data=b"x = 1\n"):
 )
 def test_gitignore_semantics(path, is_dir, expected):
     stack = IgnoreStack()
-    rules = "*.log\n!keep.log\nbuild/\n/top.txt\ndocs/**/*.tmp\n**/cache\na/**\n\\#hash\nf[0-9].py\n"
+    rules = "*.log\n!keep.log\nbuild/\n/top.txt\ndocs/**/*.tmp\n**/cache\na/**\n"
+    rules += "\\#hash\nf[0-9].py\n"
     stack.add("", parse_gitignore(rules + "# comment\n\n"))
     stack.add("sub", parse_gitignore("local.txt\n!*.log\n"))
     assert stack.is_ignored(path, is_dir) is expected
