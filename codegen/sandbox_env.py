@@ -194,7 +194,7 @@ def build_env(work: str, guard: str, marker: str,
     """A scrubbed env built from scratch; caller extras that look secret are dropped (noted)."""
     env = {"PATH": _PATH, "HOME": work, "TMPDIR": os.path.join(work, "tmp"),
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
-           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+           "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONUNBUFFERED": "1",
            "PYTHONPATH": f"{guard}:{work}", "NO_PROXY": "*", "no_proxy": "*",
            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", SANDBOX_MARKER: marker}
     dropped = []

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+import libcst as cst
+
 from .errors import CodegenError
 from .lint import lint_source
 from .pycheck import check_parse, check_signature
@@ -46,21 +48,9 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
     if wanted - ALL_CHECKS:
         raise UnknownCheck(f"unknown checks {sorted(wanted - ALL_CHECKS)}")
     paths = [p for p in (draft_paths or [target_path]) if p.endswith(".py")]
-    results: list[CheckResult] = []
-    module = None
-    if wanted & {"parse", "signature"}:
-        for path in paths:
-            if path not in files:
-                results.append(CheckResult("parse", "failed", f"{path} is missing from the draft",
-                                           path))
-                continue
-            parsed = check_parse(files[path], path, python_version)
-            results.append(parsed.result)
-            module = parsed.module if path == target_path else module
-        if any(r.failed for r in results):
-            return _finish(results, wanted, "the draft does not parse")
-        if "parse" not in wanted:
-            results = []
+    results, module = _parse(files, paths, target_path, python_version, wanted)
+    if any(r.failed for r in results):
+        return _finish(results, wanted, "the draft does not parse")
     if "signature" in wanted and module is not None:
         results.append(check_signature(module, target_path, expected_symbol,
                                        list(expected_params) if expected_params else None,
@@ -75,6 +65,26 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
         results.extend(_tests(files, dict(test_files or {}), [target_path, *paths],
                               timeout_s, memory_mb, sandbox))
     return _finish(results, wanted, "")
+
+
+def _parse(files: Mapping[str, str], paths: list[str], target_path: str, version: str,
+           wanted: frozenset[str]) -> tuple[list[CheckResult], cst.Module | None]:
+    """Parse results (kept only when ``parse`` is wanted, or on failure) and the target tree."""
+    if not wanted & {"parse", "signature"}:
+        return [], None
+    results: list[CheckResult] = []
+    module = None
+    for path in paths:
+        if path not in files:
+            results.append(CheckResult("parse", "failed", f"{path} is missing from the draft",
+                                       path))
+            continue
+        parsed = check_parse(files[path], path, version)
+        results.append(parsed.result)
+        module = parsed.module if path == target_path else module
+    if "parse" not in wanted and not any(r.failed for r in results):
+        results = []
+    return results, module
 
 
 def _tests(files: Mapping[str, str], test_files: dict[str, str], roots: list[str],
