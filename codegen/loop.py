@@ -37,6 +37,8 @@ class LoopConfig:
     #: Stop when this many iterations in a row fail the same way (0 switches it off).
     stuck_after: int = 2
     judge: bool = True
+    #: The Python the REPOSITORY targets (drafts are parsed for it, not for the Cat's).
+    python_version: str = "3.10"
     timeout_s: float = 60.0
     memory_mb: int = 1024
     context_limit: int = 6
@@ -287,6 +289,8 @@ class _Run:
             return self.validator({**self.repo_files, **files}, target_path=self.meta.target_path,
                                   expected_symbol=self.meta.symbol,
                                   expected_params=list(self.meta.params()), test_files=tests,
+                                  expected_kind=self.meta.kind,
+                                  python_version=self.config.python_version,
                                   timeout_s=self.config.timeout_s,
                                   memory_mb=self.config.memory_mb, **kwargs)
         finally:

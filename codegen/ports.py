@@ -87,6 +87,7 @@ class Validator(Protocol):
 
     def __call__(self, files: dict[str, str], *, target_path: str, expected_symbol: str,
                  expected_params: Sequence[str], test_files: dict[str, str],
+                 expected_kind: str | None = ..., python_version: str = ...,
                  checks: Collection[str] | None = ..., timeout_s: float = ...,
                  memory_mb: int = ...) -> ValidationReport: ...
 
