@@ -189,12 +189,8 @@ class CodeMemorySystem(MemorySystem):
 
     def _indexer(self, root: str, progress: Callable | None) -> RepositoryIndexer:
         repo_id = self.repository_id_for(root)
-        key, dimension = self._dense.space()
-        previous = self._manifest.repo(repo_id)
-        self._manifest.upsert_repo(repo_id, root, key, dimension)
-        if previous is not None and previous.embedder != key:
-            self._reembed(repo_id)
-        self._sink.check(repo_id, dimension)
+        self._ensure_space(repo_id, root)
+        self._sink.check(repo_id, self._dense.space()[1])
         ops = MemoryOps(add=lambda items: MemorySystem.add_memories(self, items),
                         update_metadata=lambda mid, meta: MemorySystem.update_memory(
                             self, mid, metadata=meta),
@@ -211,6 +207,14 @@ class CodeMemorySystem(MemorySystem):
         report.memory_ids = self._manifest.entity_ids(report.repo_id)
         self.last_index_report = report
         return list(report.memory_ids)
+
+    def _ensure_space(self, repo_id: str, root: str) -> None:
+        """Record the embedder; if it changed since the last run, re-embed the stored texts."""
+        key, dimension = self._dense.space()
+        previous = self._manifest.repo(repo_id)
+        self._manifest.upsert_repo(repo_id, root, key, dimension)
+        if previous is not None and previous.embedder != key:
+            self._reembed(repo_id)
 
     def _reembed(self, repo_id: str) -> None:
         """The embedder changed: re-embed every entity text (no re-parsing) for the sink."""
@@ -231,11 +235,12 @@ class CodeMemorySystem(MemorySystem):
     def sync_vector_sink(self, repository_id: str | None = None) -> dict[str, SyncResult]:
         """Check the sink for each repository (or one) and re-push everything if it was wiped,
         re-created, or holds a different number of this repository's points."""
-        repos = [r.repo_id for r in self._manifest.repos()]
-        if repository_id is not None:
-            repos = [r for r in repos if r == repository_id]
-        dimension = self._dense.space()[1]
-        return {repo: self._sink.check(repo, dimension) for repo in repos}
+        out = {}
+        for repo in self._manifest.repos():
+            if repository_id is None or repo.repo_id == repository_id:
+                self._ensure_space(repo.repo_id, repo.root)
+                out[repo.repo_id] = self._sink.check(repo.repo_id, self._dense.space()[1])
+        return out
 
     def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list:
         out = []

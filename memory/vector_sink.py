@@ -236,6 +236,25 @@ class CatVectorSink:
             _floats(vector), metadata=flt, k=k, threshold=threshold)
 
 
+class NamedEmbedder:
+    """An embedder (``cat.embedder``) with a ``name`` that identifies its vector space.
+
+    The Cat's embedder objects carry no model name; without one, two models of the same class
+    and size look identical and stored vectors would not be recomputed after a switch. Pass
+    ``NamedEmbedder(cat.embedder, cat.memory.vectors.declarative.embedder_name)``.
+    """
+
+    def __init__(self, embedder: Any, name: str) -> None:
+        self.embedder = embedder
+        self.name = str(name)
+
+    def embed_documents(self, texts: list[str]) -> Any:
+        return self.embedder.embed_documents(texts)
+
+    def embed_query(self, text: str) -> Any:
+        return self.embedder.embed_query(text)
+
+
 def is_code_point(metadata: Mapping[str, Any] | None) -> bool:
     """True for a point written by this plugin (use it to filter declarative recall)."""
     return bool(metadata) and metadata.get(MARKER_KEY) is True
