@@ -18,7 +18,8 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 
 from .sandbox_env import (
     SANDBOX_MARKER,
@@ -86,16 +87,21 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
                    max_procs: int = 64, env: dict[str, str] | None = None,
                    output_cap: int = OUTPUT_CAP, namespaces: bool = True,
                    drop_uid: bool = True, collect: tuple[str, ...] = (),
-                   kill_grace_s: float = 0.3) -> SandboxResult:
+                   kill_grace_s: float = 0.3, require: Collection[str] = ()) -> SandboxResult:
     """Run ``argv`` in a fresh temp dir holding ``files``; never raises for the command's faults.
 
     ``argv[0] == "python"`` means the Cat's own interpreter. ``namespaces=False`` forces the
     fallback (socket guard, no pid namespace) and ``drop_uid=False`` keeps root: both exist to
     test the weaker layers. ``collect`` names files to read back (e.g. a JUnit XML).
+    ``require`` lists layers (keys of ``REQUIREMENTS``) without which nothing runs.
     """
     if not argv or not all(isinstance(a, str) for a in argv):
         return _error("argv must be a non-empty list of strings")
-    plan = _plan(drop_uid, namespaces)
+    plan, probed = _plan(drop_uid, namespaces)
+    missing = missing_requirements(probed, require)
+    if missing:
+        return replace(_error(f"sandbox isolation unavailable on this host: {', '.join(missing)}"
+                              "; refusing to run generated code"), isolation=probed)
     base = tempfile.mkdtemp(prefix="cwm-sbx-")
     try:
         try:
@@ -116,11 +122,30 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
         shutil.rmtree(base, ignore_errors=True)
 
 
-_PLANS: dict[tuple[bool, bool], HostPlan] = {}
+_PLANS: dict[tuple[bool, bool], tuple[HostPlan, Isolation]] = {}
 _PLAN_LOCK = threading.Lock()
+#: Isolation layers a caller can demand with ``require=`` (fail closed when one is missing).
+REQUIREMENTS = {
+    "uid_drop": lambda iso: iso.uid_dropped,
+    "network_namespace": lambda iso: iso.network == "namespace",
+    "pid_namespace": lambda iso: iso.pid_namespace,
+    "mount_namespace": lambda iso: iso.mount_namespace,
+}
 
 
-def _plan(drop_uid: bool, namespaces: bool) -> HostPlan:
+def sandbox_capabilities(*, namespaces: bool = True, drop_uid: bool = True) -> Isolation:
+    """What a run on this host achieves (measured once by a real probe run, then cached)."""
+    return _plan(drop_uid, namespaces)[1]
+
+
+def missing_requirements(iso: Isolation, require: Collection[str]) -> list[str]:
+    unknown = [r for r in require if r not in REQUIREMENTS]
+    if unknown:
+        raise ValueError(f"unknown sandbox requirements {unknown}; known: {sorted(REQUIREMENTS)}")
+    return [r for r in require if not REQUIREMENTS[r](iso)]
+
+
+def _plan(drop_uid: bool, namespaces: bool) -> tuple[HostPlan, Isolation]:
     """The host plan, probed once: if the dropped uid cannot start the interpreter, keep root.
 
     The probe is a real sandboxed ``python -c`` run, so the decision is measured, not guessed
@@ -131,13 +156,13 @@ def _plan(drop_uid: bool, namespaces: bool) -> HostPlan:
         if key in _PLANS:
             return _PLANS[key]
         plan = host_plan(drop_uid)
-        if plan.uid is not None:
+        probe = _probe(plan, namespaces)
+        if plan.uid is not None and not (probe.ok and probe.isolation.uid_dropped):
+            reason = (probe.stderr or probe.error or "no uid drop").strip()[-300:]
+            plan = plan.without_uid(f"uid drop probe failed, running as root: {reason}")
             probe = _probe(plan, namespaces)
-            if not (probe.ok and probe.isolation.uid_dropped):
-                reason = (probe.stderr or probe.error or "no uid drop").strip()[-300:]
-                plan = plan.without_uid(f"uid drop probe failed, running as root: {reason}")
-        _PLANS[key] = plan
-        return plan
+        _PLANS[key] = (plan, probe.isolation.with_notes(plan.notes))
+        return _PLANS[key]
 
 
 def _probe(plan: HostPlan, namespaces: bool) -> SandboxResult:

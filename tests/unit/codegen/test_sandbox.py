@@ -184,3 +184,27 @@ def _tagged(tag: str) -> list[int]:
             continue
         found.append(int(entry))
     return found
+
+
+def test_required_isolation_fails_closed_when_missing():
+    from codemem.codegen.sandbox import sandbox_capabilities
+
+    weak = sandbox_capabilities(namespaces=False)
+    assert weak.network == "guard" and not weak.pid_namespace
+    res = run("open('ran.txt', 'w').write('x')\nprint('RAN')", namespaces=False,
+              require=("network_namespace",))
+    assert res.status == "error" and "network_namespace" in res.error
+    assert "RAN" not in res.stdout
+    with pytest.raises(ValueError):
+        run("print(1)", require=("magic",))
+
+
+@pytest.mark.skipif(not ROOT, reason="the full set of layers needs root on this host")
+def test_required_isolation_runs_when_available():
+    from codemem.codegen.sandbox import sandbox_capabilities
+
+    caps = sandbox_capabilities()
+    if not (caps.pid_namespace and caps.network == "namespace"):
+        pytest.skip(f"host lacks namespaces: {caps.summary()}")
+    res = run("print('RAN')", require=("network_namespace", "pid_namespace", "uid_drop"))
+    assert res.status == "ok" and res.stdout.strip() == "RAN"
