@@ -12,7 +12,7 @@ extraction package's crash-contained worker pool in production; tests wrap it wi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -171,7 +171,7 @@ class RepositoryIndexer:
             self._put_file(replace(old, size=wf.size, mtime_ns=wf.mtime_ns))
             self._unchanged(wf.path, old)
             return
-        todo.append((wf, read.data, digest))
+        todo.append((wf, None, digest))  # bytes are read again when parsed: bounded memory
 
     def _not_indexed(self, path: str, status: str, old: FileRow | None) -> None:
         """Skipped files are reported, not kept in the manifest; a formerly indexed one is
@@ -245,7 +245,8 @@ class RepositoryIndexer:
         """Stream every changed file through the extractor; store results in groups."""
         total = len(todo)
         meta = {wf.path: (wf, digest) for wf, _, digest in todo}
-        items = ((wf.path, data) for wf, data, _ in todo)
+        vanished: list[tuple[str, str]] = []
+        items = self._read_again(todo, meta, vanished)
         group: list[_Pending] = []
         done = 0
         for result in self.extract(items) if todo else ():
@@ -259,7 +260,26 @@ class RepositoryIndexer:
         if group:
             self._store(group)
             self._notify("extract", done, total, group[-1].file.path)
+        for path, status in vanished:
+            self._not_indexed(path, status, self.manifest.files(self.repo_id).get(path))
         self.report.parsed += done
+
+    def _read_again(self, todo: list, meta: dict,
+                    vanished: list) -> Iterator[tuple[str, bytes]]:
+        """Bytes of each changed file, read lazily (the digest follows the bytes parsed).
+
+        Runs on the extractor's feeder thread: it only reads, and reports vanished files in
+        ``vanished`` for the indexing thread to handle."""
+        from .extract.entities import sha256_hex
+        from .extract.walker import read_file_safely
+
+        for wf, _, _ in todo:
+            read = read_file_safely(self.root, wf.path, self.max_file_bytes)
+            if read.data is None:  # vanished or replaced since planning: handled after
+                vanished.append((wf.path, read.status))
+                continue
+            meta[wf.path] = (wf, sha256_hex(read.data))
+            yield wf.path, read.data
 
     def _diff(self, wf: WalkedFile, digest: str, result: Any) -> _Pending:
         status = result.status
