@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -288,7 +288,8 @@ class CodeMemorySystem(MemorySystem):
 
     # -- retrieval -------------------------------------------------------------------------------
     async def retrieve_relevant_memories(  # type: ignore[override]
-        self, context: str | CodeContext, include_file_hashes: bool = True
+        self, context: str | CodeContext, include_file_hashes: bool = True, *,
+        filters: Mapping[str, Any] | None = None,
     ) -> list[ScoredMemory]:
         """Memories relevant to ``context`` (a string or ``CodeContext``), best first.
 
@@ -296,8 +297,11 @@ class CodeMemorySystem(MemorySystem):
         the small LLM (cached); then the dependency and recency boosts apply (capped at 1.0),
         then the threshold and ``max_memories``. ``include_file_hashes`` folds the content
         hashes of the current and accessed files into the cache key, so edits invalidate it.
+        ``filters`` (keyword-only extra) restricts candidates by metadata, e.g.
+        ``{"type": "code_entity", "repo_id": ...}``.
         """
-        return await self._retrieve(Request(as_context(context), bool(include_file_hashes)))
+        return await self._retrieve(Request(as_context(context), bool(include_file_hashes)),
+                                    filters=filters)
 
     async def query(self, context: str | CodeContext,  # type: ignore[override]
                     primary_model_fn: Callable[[str], Awaitable[str]],

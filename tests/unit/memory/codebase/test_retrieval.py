@@ -130,6 +130,8 @@ def test_query_prompt_docs_debugging_and_stats(tmp_path, pool):
     prompt = primary.prompts[0]
     assert "Authentication Flow" in prompt and "How is JWT used?" in prompt
     assert "return `<h1>${title}</h1>`;" in prompt  # code braces survive formatting
+    only_code = _retrieve(system, "JWT render", filters={"type": "code_entity"})
+    assert only_code and all(m.metadata["type"] == "code_entity" for m in only_code)
     custom = asyncio.run(system.query("render", primary,
                                       custom_prompt_template="Q={query}\n{memories}\n{x}"))
     assert custom == "answer" and primary.prompts[1].startswith("Q=render\n")
