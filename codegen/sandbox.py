@@ -106,8 +106,8 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
     try:
         try:
             work, guard = prepare_workdir(base, files, plan.uid)
-        except ValueError as err:
-            return _error(str(err))
+        except (ValueError, OSError) as err:
+            return _error(f"cannot write the sandbox files: {err}")
         marker = uuid.uuid4().hex
         child_env, dropped = build_env(work, guard, marker, env or {})
         cfg = plan.launcher_config(base, work, argv, memory_mb=memory_mb,

@@ -50,6 +50,7 @@ def test_unsafe_paths_are_rejected_before_anything_runs(bad):
     res = run_in_sandbox({bad: "print(1)"}, ["python", "-c", "print(1)"], timeout_s=5,
                          memory_mb=256)
     assert res.status == "error" and "unsafe sandbox path" in res.error
+    assert res.returncode is None
     assert res.stdout == ""
 
 
@@ -208,3 +209,9 @@ def test_required_isolation_runs_when_available():
         pytest.skip(f"host lacks namespaces: {caps.summary()}")
     res = run("print('RAN')", require=("network_namespace", "pid_namespace", "uid_drop"))
     assert res.status == "ok" and res.stdout.strip() == "RAN"
+
+
+def test_file_and_directory_clash_is_an_error_not_an_exception():
+    res = run_in_sandbox({"a": "x", "a/b.py": "y"}, ["python", "-c", "print(1)"], timeout_s=5,
+                         memory_mb=256)
+    assert res.status == "error" and "cannot write the sandbox files" in res.error

@@ -1,0 +1,71 @@
+"""Benchmark of the sandbox and the validator: what one validation costs, step by step.
+
+Run from the plugin root (prints a Markdown section for docs/benchmarks.md)::
+
+    .venv/bin/python -m tests.run bench.sandbox_bench --runs 15
+
+Compares a bare ``subprocess.run([python, -c, pass])`` with the same command in the sandbox,
+then times each validator step on a small function with three repository tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from ..codegen.lint import lint_source
+from ..codegen.pycheck import check_parse
+from ..codegen.sandbox import run_in_sandbox, sandbox_capabilities
+from ..codegen.validate import validate_draft
+
+DRAFT = "def area(r):\n    return 3 * r * r\n"
+TESTS = {"tests/test_area.py": "from pkg.mod import area\n\n"
+         "def test_one():\n    assert area(1) == 3\n\n"
+         "def test_two():\n    assert area(2) == 12\n\n"
+         "def test_three():\n    assert area(0) == 0\n"}
+FILES = {"pkg/__init__.py": "", "pkg/mod.py": DRAFT}
+
+
+def _median_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    runs = parser.parse_args().runs
+    caps = sandbox_capabilities()
+    rows = [
+        ("bare `python -c pass` (subprocess)",
+         _median_ms(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), runs)),
+        ("`python -c pass` in the sandbox",
+         _median_ms(lambda: run_in_sandbox({}, ["python", "-c", "pass"], timeout_s=30,
+                                           memory_mb=512), runs)),
+        ("parse (ast + libcst)", _median_ms(lambda: check_parse(DRAFT, "pkg/mod.py"), runs)),
+        ("lint (ruff subprocess)", _median_ms(lambda: lint_source(DRAFT, "pkg/mod.py"), runs)),
+        ("validate_draft, all checks, 3 tests",
+         _median_ms(lambda: validate_draft(FILES, target_path="pkg/mod.py",
+                                           expected_symbol="area", expected_params=["r"],
+                                           test_files=TESTS, timeout_s=60), runs)),
+    ]
+    ok = validate_draft(FILES, target_path="pkg/mod.py", test_files=TESTS).ok
+    print("## Sandbox and validation overhead (bench/sandbox_bench.py)\n")
+    print(f"Command: `.venv/bin/python -m tests.run bench.sandbox_bench --runs {runs}`; "
+          f"isolation: `{caps.summary()}`; validation passed: {ok}. Median of {runs} runs, "
+          "shared 2-core machine under load from other work.\n")
+    print("| step | median ms |\n| --- | ---: |")
+    for name, ms in rows:
+        print(f"| {name} | {ms:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
