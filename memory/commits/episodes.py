@@ -131,3 +131,17 @@ def as_episodes(pairs: Sequence[tuple[CommitInfo, str]]) -> list[Episode]:
     """Episodes in the given (retriever's) order, scores decreasing from 1."""
     return [_episode(info, summary, round(1.0 / (1 + i), 4)) for i, (info, summary) in
             enumerate(pairs)]  # fmt: skip
+
+
+def memory_search(system: Any, *, filters: dict[str, Any] | None = None) -> EpisodeSearch:
+    """Adapt a synchronous memory API (``SyncMemorySystem``) into an ``EpisodeSearch``.
+
+    Only ``kind == "episode"`` memories are searched unless ``filters`` says otherwise. The async
+    ``MemorySystem`` needs its sync twin (or the glue's event-loop bridge): this core stays sync.
+    """
+    wanted = {"kind": "episode"} if filters is None else filters
+
+    def search(query: str, limit: int) -> Sequence[Any]:
+        return list(system.retrieve_relevant_memories(query, filters=wanted))[:limit]
+
+    return search
