@@ -7,11 +7,13 @@ It tolerates syntax errors: entities of a partly broken file are extracted best 
 
 from __future__ import annotations
 
+import bisect
+import re
 from typing import Any
 
 from .entities import CodeEntity
-from .languages import get_parser
-from .pycommon import LineIndex, RawDef, build_entities, format_import
+from .languages import get_language, get_parser
+from .pycommon import CONSTANT_NAMES, LineIndex, RawDef, build_entities, format_import
 
 _DEFS = frozenset({"function_definition", "class_definition"})
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
@@ -22,7 +24,31 @@ _MODULE_LEVEL = frozenset({
     "except_clause", "except_group_clause", "finally_clause", "with_statement", "for_statement",
     "while_statement", "match_statement", "case_clause", "ERROR", "decorated_definition",
 })
-_PARAM_NAMES = frozenset({"identifier", "list_splat_pattern", "dictionary_splat_pattern"})
+_NAMES_QUERY = """
+(identifier) @id
+(attribute) @attr
+(call function: [(identifier) (attribute)] @callee)
+(keyword_argument name: (identifier) @skip)
+(attribute attribute: (identifier) @skip)
+(parameters (identifier) @skip)
+(lambda_parameters (identifier) @skip)
+(parameters (list_splat_pattern (identifier) @skip))
+(parameters (dictionary_splat_pattern (identifier) @skip))
+(lambda_parameters (list_splat_pattern (identifier) @skip))
+(lambda_parameters (dictionary_splat_pattern (identifier) @skip))
+(typed_parameter (list_splat_pattern (identifier) @skip))
+(typed_parameter (dictionary_splat_pattern (identifier) @skip))
+(default_parameter name: (identifier) @skip)
+(typed_default_parameter name: (identifier) @skip)
+(typed_parameter . (identifier) @skip)
+(function_definition name: (identifier) @skip)
+(class_definition name: (identifier) @skip)
+[(import_statement) (import_from_statement) (future_import_statement) (global_statement)
+ (nonlocal_statement)] @imp
+"""
+_PURE_CHAIN = re.compile(r"[^\W\d]\w*(?:\s*\.\s*[^\W\d]\w*)*\Z")
+_WHITESPACE = re.compile(r"\s+")
+_query_cache: list[Any] = []
 
 
 def _text(data: bytes, node: Any) -> str:
@@ -104,6 +130,7 @@ class _Walker:
         self.data = data
         self.defs: list[RawDef] = []
         self.imports: list[str] = []
+        self.spans: list[tuple[int, int, RawDef]] = []
 
     def run(self, root: Any) -> None:
         stack: list[tuple[Any, RawDef | None]] = [(root, None)]
@@ -119,53 +146,8 @@ class _Walker:
             if kind in _DEFS or kind == "decorated_definition":
                 self._open(node, frame, stack)
                 continue
-            if frame is None:
-                if kind in _MODULE_LEVEL:
-                    stack.extend((c, None) for c in reversed(node.named_children))
-                continue
-            self._names(node, kind, frame, stack)
-
-    def _names(self, node: Any, kind: str, frame: RawDef, stack: list) -> None:
-        data = self.data
-        if kind == "identifier":
-            frame.references.add(_text(data, node))
-            return
-        if kind == "attribute":
-            dotted = _dotted(node, data)
-            if dotted is not None:
-                frame.references.add(dotted)
-            else:
-                obj = node.child_by_field_name("object")
-                if obj is not None:
-                    stack.append((obj, frame))
-            return
-        if kind == "call":
-            func = node.child_by_field_name("function")
-            dotted = _dotted(func, data) if func is not None else None
-            if dotted is not None:
-                frame.calls.add(dotted)
-        elif kind == "keyword_argument":
-            value = node.child_by_field_name("value")
-            if value is not None:
-                stack.append((value, frame))
-            return
-        elif kind in ("parameters", "lambda_parameters"):
-            self._params(node, frame, stack)
-            return
-        stack.extend((c, frame) for c in reversed(node.named_children))
-
-    @staticmethod
-    def _params(node: Any, frame: RawDef, stack: list) -> None:
-        for param in reversed(node.named_children):
-            if param.type in _PARAM_NAMES or param.type == "comment":
-                continue
-            if param.type in ("typed_parameter", "default_parameter", "typed_default_parameter"):
-                for field_name in ("value", "type"):
-                    sub = param.child_by_field_name(field_name)
-                    if sub is not None:
-                        stack.append((sub, frame))
-            else:
-                stack.append((param, frame))
+            if kind in _MODULE_LEVEL:
+                stack.extend((c, frame) for c in reversed(node.named_children))
 
     def _open(self, node: Any, frame: RawDef | None, stack: list) -> None:
         data = self.data
@@ -199,13 +181,8 @@ class _Walker:
             order=len(self.defs),
         )
         self.defs.append(raw)
-        own = [body]
-        for field_name in ("return_type", "parameters", "superclasses"):
-            sub = node.child_by_field_name(field_name)
-            if sub is not None:
-                own.append(sub)
-        own.extend(d.named_children[0] for d in reversed(decorators) if d.named_child_count)
-        stack.extend((c, raw) for c in own)
+        self.spans.append((outer.start_byte, outer.end_byte, raw))
+        stack.append((body, raw))
 
 
 def extract_python_ts(
@@ -216,7 +193,98 @@ def extract_python_ts(
     tree = get_parser("python").parse(data)
     walker = _Walker(data)
     walker.run(tree.root_node)
+    if walker.spans:
+        _collect_names(tree.root_node, data, walker.spans)
     imports = tuple(walker.imports)
     index = LineIndex(text)
     entities = build_entities(path, index, walker.defs, imports)
     return entities, imports, index.line_count, tree.root_node.has_error
+
+
+def _names_query() -> Any:
+    if not _query_cache:
+        import tree_sitter
+
+        _query_cache.append(tree_sitter.Query(get_language("python"), _NAMES_QUERY))
+    return _query_cache[0]
+
+
+def _owner_sweep(spans: list[tuple[int, int, RawDef]], events: list[tuple[int, str, str]]) -> None:
+    """Give each (offset, kind, name) to the innermost definition around it (one sweep)."""
+    spans = sorted(spans, key=lambda s: (s[0], -s[1]))
+    open_defs: list[tuple[int, int, RawDef]] = []
+    i = 0
+    for offset, kind, name in sorted(events):
+        while i < len(spans) and spans[i][0] <= offset:
+            while open_defs and open_defs[-1][1] <= spans[i][0]:
+                open_defs.pop()
+            open_defs.append(spans[i])
+            i += 1
+        while open_defs and open_defs[-1][1] <= offset:
+            open_defs.pop()
+        if open_defs:
+            target = open_defs[-1][2]
+            (target.calls if kind == "call" else target.references).add(name)
+
+
+def _collect_names(root: Any, data: bytes, spans: list[tuple[int, int, RawDef]]) -> None:
+    """Names each definition references or calls, found with one C-level query.
+
+    An attribute chain over a name (``a.b.c``) counts once, as the whole chain; parameter,
+    keyword-argument and definition names, imports and ``global`` names do not count.
+    """
+    import tree_sitter
+
+    captures = tree_sitter.QueryCursor(_names_query()).captures(root)
+    skip = {n.start_byte for n in captures.get("skip", ())}
+    blocked = sorted((n.start_byte, n.end_byte) for n in captures.get("imp", ()))
+    chains: dict[int, tuple[int, str]] = {}
+    for node in captures.get("attr", ()):
+        text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        if _PURE_CHAIN.match(text) and text.split(".", 1)[0].strip() not in CONSTANT_NAMES:
+            best = chains.get(node.start_byte)
+            if best is None or best[0] < node.end_byte:
+                chains[node.start_byte] = (node.end_byte, _WHITESPACE.sub("", text))
+    events: list[tuple[int, str, str]] = []
+    chain_ends = sorted((s, e) for s, (e, _) in chains.items())
+    covered = _Intervals(chain_ends)
+    blocked_iv = _Intervals(blocked)
+    for start, (_end, dotted) in chains.items():
+        if not covered.inside_other(start) and not blocked_iv.contains(start):
+            events.append((start, "ref", dotted))
+    for node in captures.get("id", ()):
+        start = node.start_byte
+        if start in skip or covered.contains(start) or blocked_iv.contains(start):
+            continue
+        events.append((start, "ref", data[start:node.end_byte].decode("utf-8", "replace")))
+    for node in captures.get("callee", ()):
+        text = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        if node.type == "identifier" or (
+            _PURE_CHAIN.match(text) and text.split(".", 1)[0].strip() not in CONSTANT_NAMES
+        ):
+            events.append((node.start_byte, "call", _WHITESPACE.sub("", text)))
+    _owner_sweep(spans, events)
+
+
+class _Intervals:
+    """Sorted, possibly nested intervals; membership by bisect on the outermost ones."""
+
+    def __init__(self, intervals: list[tuple[int, int]]) -> None:
+        merged: list[tuple[int, int]] = []
+        for start, end in intervals:
+            if merged and start < merged[-1][1]:
+                if end > merged[-1][1]:
+                    merged[-1] = (merged[-1][0], end)
+                continue
+            merged.append((start, end))
+        self.starts = [s for s, _ in merged]
+        self.ends = [e for _, e in merged]
+
+    def contains(self, offset: int) -> bool:
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return i >= 0 and offset < self.ends[i]
+
+    def inside_other(self, start: int) -> bool:
+        """True when an interval starting at ``start`` lies strictly inside a longer one."""
+        i = bisect.bisect_right(self.starts, start) - 1
+        return i >= 0 and self.starts[i] < start < self.ends[i]
