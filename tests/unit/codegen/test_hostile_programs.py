@@ -16,7 +16,6 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
-import psutil
 import pytest
 
 from codemem.codegen.sandbox import OUTPUT_CAP, run_in_sandbox
@@ -76,23 +75,33 @@ def digest(state: dict) -> str:
 
 
 def tagged_processes(tag: str) -> list[int]:
-    """Live processes carrying the battery tag in their command line or environment."""
+    """Live, non-zombie processes carrying the battery tag in their command line or env."""
     found = []
     needle = tag.encode()
-    for proc in psutil.process_iter(["pid"]):
-        pid = proc.info["pid"]
-        if pid == os.getpid():
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
             continue
-        for part in ("cmdline", "environ"):
-            try:
-                with open(f"/proc/{pid}/{part}", "rb") as handle:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                    continue
+            for part in ("cmdline", "environ"):
+                with open(f"/proc/{entry}/{part}", "rb") as handle:
                     if needle in handle.read():
-                        found.append(pid)
+                        found.append(int(entry))
                         break
-            except OSError:
-                continue
-    return [p for p in found if psutil.pid_exists(p) and
-            psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def rss_mb() -> float:
+    """This process's resident set size (no psutil: the Cat imports this file too)."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def render(program: Hostile, values: dict[str, object]) -> str:
@@ -130,7 +139,7 @@ def test_forty_hostile_programs_are_contained(canaries):
     assert len(PROGRAMS) == 40
     tag = canaries["tag"]
     before = digest(canaries)
-    rss_before = psutil.Process().memory_info().rss
+    rss_before = rss_mb()
     battery_start = time.monotonic()
     with CanaryServer() as server:
         values = dict(canaries, port=server.port, udp_port=server.udp_port, repo=REPO,
@@ -147,7 +156,7 @@ def test_forty_hostile_programs_are_contained(canaries):
     outside = [path for path in (f"/tmp/evil_{tag}", os.path.join(REPO, f"evil_{tag}.py"),
                                  f"/app/evil_{tag}.py") if os.path.exists(path)]
     canaries_changed = digest(canaries) != before
-    rss_growth_mb = (psutil.Process().memory_info().rss - rss_before) / 2 ** 20
+    rss_growth_mb = rss_mb() - rss_before
     figures = {
         "test": "hostile_programs", "programs": len(outcomes), "escapes": len(problems),
         "max_kill_latency_s": round(max(r.duration_s for _, r, _ in outcomes) - 0, 3),
