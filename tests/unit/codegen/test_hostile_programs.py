@@ -66,7 +66,11 @@ def digest(state: dict) -> str:
         dirs.sort()
         paths += [os.path.join(root, n) for n in sorted(names)] + [root]
     for path in paths:
-        info = os.lstat(path)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            h.update(f"{path}:MISSING".encode())
+            continue
         h.update(f"{path}:{info.st_mode}:{info.st_nlink}".encode())
         if os.path.isfile(path):
             with open(path, "rb") as handle:
