@@ -25,11 +25,13 @@ from .sandbox_env import (
     SANDBOX_MARKER,
     HostPlan,
     Isolation,
+    base_prefix,
     build_env,
     host_plan,
     hunt_leftovers,
     prepare_workdir,
     read_back,
+    sweep_stale,
 )
 
 #: Captured stdout/stderr are cut at this many bytes by default (the rest is drained, counted).
@@ -102,7 +104,7 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
     if missing:
         return replace(_error(f"sandbox isolation unavailable on this host: {', '.join(missing)}"
                               "; refusing to run generated code"), isolation=probed)
-    base = tempfile.mkdtemp(prefix="cwm-sbx-")
+    base = tempfile.mkdtemp(prefix=base_prefix())
     try:
         try:
             work, guard = prepare_workdir(base, files, plan.uid)
@@ -155,6 +157,7 @@ def _plan(drop_uid: bool, namespaces: bool) -> tuple[HostPlan, Isolation]:
     with _PLAN_LOCK:
         if key in _PLANS:
             return _PLANS[key]
+        sweep_stale(tempfile.gettempdir())
         plan = host_plan(drop_uid)
         probe = _probe(plan, namespaces)
         if plan.uid is not None and not (probe.ok and probe.isolation.uid_dropped):
@@ -166,7 +169,7 @@ def _plan(drop_uid: bool, namespaces: bool) -> tuple[HostPlan, Isolation]:
 
 
 def _probe(plan: HostPlan, namespaces: bool) -> SandboxResult:
-    base = tempfile.mkdtemp(prefix="cwm-sbx-probe-")
+    base = tempfile.mkdtemp(prefix=base_prefix(probe=True))
     try:
         work, guard = prepare_workdir(base, {}, plan.uid)
         env, _ = build_env(work, guard, uuid.uuid4().hex, {})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 import sys
 from dataclasses import dataclass, field, replace
@@ -149,6 +150,25 @@ def host_plan(drop_uid: bool) -> HostPlan:
         return HostPlan(python=python, uid=None, notes=note)
     prefixes = [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(python))]
     return HostPlan(python=python, uid=NOBODY, blocked=blocked_ancestors(prefixes))
+
+
+_STALE = re.compile(r"^cwm-sbx-(?:probe-)?(\d+)-")
+
+
+def base_prefix(probe: bool = False) -> str:
+    """Temp dir prefix carrying our pid, so a crashed Cat's leftovers can be recognised."""
+    return f"cwm-sbx-{'probe-' if probe else ''}{os.getpid()}-"
+
+
+def sweep_stale(tmpdir: str) -> int:
+    """Delete sandbox dirs left by processes that no longer exist (a Cat killed mid-run)."""
+    removed = 0
+    for entry in os.listdir(tmpdir):
+        match = _STALE.match(entry)
+        if match and not os.path.exists(f"/proc/{match.group(1)}"):
+            shutil.rmtree(os.path.join(tmpdir, entry), ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def check_relative(name: str) -> PurePosixPath:

@@ -166,6 +166,13 @@ def test_sandbox_dies_with_the_cat(tmp_path):
     while time.monotonic() < deadline and _tagged(tag):
         time.sleep(0.05)
     assert _tagged(tag) == []
+    from codemem.codegen.sandbox_env import sweep_stale
+
+    leftover = [e for e in os.listdir(tempfile.gettempdir())
+                if e.startswith(f"cwm-sbx-{cat.pid}-")]
+    assert len(leftover) == 1  # the killed "Cat" could not clean up ...
+    assert sweep_stale(tempfile.gettempdir()) >= 1  # ... so the next start sweeps it
+    assert not os.path.exists(os.path.join(tempfile.gettempdir(), leftover[0]))
 
 
 def _tagged(tag: str) -> list[int]:
