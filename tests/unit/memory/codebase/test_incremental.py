@@ -28,8 +28,11 @@ def test_first_index_then_nothing_changed(tmp_path, pool):
     write_tree(repo)
     system = make_system(tmp_path, pool)
     ex, emb = system._extractor, system._dense._embedder
-    ids = system.index_repository(str(repo))
+    seen = []
+    ids = system.index_repository(str(repo), progress=seen.append)
     assert sorted(ex.parsed) == sorted(SAMPLE)
+    assert [p.phase for p in seen][0] == "walk" and seen[-1].phase == "done"
+    assert any(p.phase == "extract" and p.done == p.total == len(SAMPLE) for p in seen)
     by_path = _paths(system)
     assert sorted(by_path["api/auth.py"]) == ["login", "logout"]
     assert sorted(by_path["models/token.py"]) == ["Token", "Token.issue", "Token.revoke"]
