@@ -1,0 +1,435 @@
+"""Boot a real Cheshire Cat 1.9.2 in-process with this repository mounted as a plugin.
+
+Opt-in: ``CCAT_CORE_DIR`` names a Cat core folder (the one holding ``cat/`` and
+``pyproject.toml``) and pytest runs with the Python of a venv where that core is installed
+(``tests/integration/setup_cat.sh`` builds one). See docs/readme/integration-tests.md.
+
+The Cat imports every ``.py`` file of this repository, this one included, so nothing happens
+at import time here: ``cat``, fastapi, langchain and loguru are imported inside functions, and
+every environment, CWD and ``sys.path`` change is made through a ``pytest.MonkeyPatch`` that is
+undone when the booted Cat is closed.
+
+What is faked, and why (cat-v1-api.md §10): the LLM (a scripted chat model), Qdrant (an
+in-memory client: the Cat's local on-disk client cannot be opened twice), the requirement
+installer (the venv already has them; the Cat would run whatever ``pip`` is first on PATH) and,
+when its file is not cached, tiktoken's ``cl100k_base`` (downloaded from the internet; the Cat
+only counts tokens with it and splits uploads; an offline byte-level stand-in counts bytes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+ENV_VAR = "CCAT_CORE_DIR"
+#: The plugin's id inside the test Cat (folder name: no dots, cat-v1-api.md §1.5).
+PLUGIN_ID = "code_working_memory"
+#: The plugin's working-memory key (runtime.STATE_KEY).
+STATE_KEY = "code_working_memory"
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+LOAD_ERROR = "Unable to load plugin"
+HOW_TO_ENABLE = (
+    "real-Cat integration tests are opt-in: set CCAT_CORE_DIR to a Cheshire Cat 1.9.2 core "
+    "folder (the one holding cat/ and pyproject.toml) and run pytest with the Python of the venv "
+    "where that core is installed, e.g. `CCAT_CORE_DIR=/work/catcore/core "
+    "/work/catcore/venv/bin/python -m pytest tests/integration -q`; "
+    "tests/integration/setup_cat.sh builds that venv (docs/readme/integration-tests.md)"
+)
+#: Top-level entries of the repository never mirrored into the test plugin folder.
+_NOT_MIRRORED = {"settings.json"}
+_CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+
+
+def configured_core() -> pathlib.Path | None:
+    """The Cat core folder named by ``CCAT_CORE_DIR``, or None when the tests are not enabled."""
+    value = os.environ.get(ENV_VAR, "").strip()
+    return pathlib.Path(value).expanduser().resolve() if value else None
+
+
+def core_problem(core: pathlib.Path) -> str | None:
+    """Why ``core`` cannot be used by this interpreter (None when it can)."""
+    if not (core / "cat" / "looking_glass" / "cheshire_cat.py").is_file():
+        return f"{ENV_VAR}={core} does not hold a Cat core (no cat/looking_glass/cheshire_cat.py)"
+    try:
+        import fastapi  # noqa: F401
+        import langchain_core  # noqa: F401
+    except ImportError as err:
+        return (f"{ENV_VAR} is set but this Python ({sys.executable}) lacks the Cat's "
+                f"dependencies ({err}); run pytest with the Cat venv's python")
+    return None
+
+
+def mirror_plugin(dest: pathlib.Path, src: pathlib.Path = REPO_ROOT) -> pathlib.Path:
+    """Make ``dest`` a plugin folder whose entries are symlinks to the repository's.
+
+    Per-entry links (not one link to the whole repository) keep the ``settings.json`` the Cat
+    writes, and the bad ones the tests write, out of the working tree. Hidden entries are skipped
+    like the Cat's glob skips them.
+    """
+    dest.mkdir(parents=True)
+    for entry in sorted(src.iterdir()):
+        if entry.name.startswith(".") or entry.name in _NOT_MIRRORED:
+            continue
+        (dest / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    return dest
+
+
+def declared_glue(root: pathlib.Path = REPO_ROOT) -> dict[str, list[str]]:
+    """Hooks, tools and forms the repository's sources declare, by parsing (not importing) every
+    ``.py`` file the Cat would import: the names the Cat must register, each exactly once."""
+    import ast
+
+    found: dict[str, list[str]] = {"hooks": [], "tools": [], "forms": []}
+    kinds = {"hook": "hooks", "tool": "tools", "form": "forms"}
+    for path in sorted(root.rglob("*.py")):
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                continue
+            for deco in node.decorator_list:
+                func = deco.func if isinstance(deco, ast.Call) else deco
+                kind = kinds.get(func.id) if isinstance(func, ast.Name) else None
+                if kind is None:
+                    continue
+                name = node.name
+                if isinstance(deco, ast.Call) and deco.args and kind != "forms" \
+                        and isinstance(deco.args[0], ast.Constant):
+                    name = str(deco.args[0].value)
+                found[kind].append(name)
+    return {kind: sorted(names) for kind, names in found.items()}
+
+
+def plugin_py_modules(plugin_dir_rel: str) -> list[str]:
+    """The module names the Cat gives the plugin's ``.py`` files (cat-v1-api.md §1.5)."""
+    import glob
+
+    files = glob.glob(os.path.join(plugin_dir_rel, "**/*.py"), recursive=True)
+    return sorted(f.replace(".py", "").replace("/", ".") for f in files)
+
+
+# -- tiktoken -------------------------------------------------------------------------------
+
+
+def cl100k_cached() -> bool:
+    """Whether tiktoken would find ``cl100k_base`` in its cache (no download needed)."""
+    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") \
+        or os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    return os.path.isfile(os.path.join(cache_dir, hashlib.sha1(_CL100K_URL.encode()).hexdigest()))
+
+
+def offline_cl100k() -> Any:
+    """A byte-level stand-in for ``cl100k_base`` (one token per byte; test harness only)."""
+    import tiktoken
+
+    return tiktoken.Encoding(
+        name="cl100k_base",
+        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}"""
+        r"""| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""",
+        mergeable_ranks={bytes([i]): i for i in range(256)},
+        special_tokens={"<|endoftext|>": 256, "<|fim_prefix|>": 257, "<|fim_middle|>": 258,
+                        "<|fim_suffix|>": 259, "<|endofprompt|>": 260},
+    )
+
+
+# -- the fake LLM ---------------------------------------------------------------------------
+
+
+@dataclass
+class LLMScript:
+    """What the fake LLM answers, by the prompt it recognises (cat-v1-api.md §10 step 4).
+
+    ``prompts`` records every prompt, so tests can assert which calls a turn made.
+    """
+
+    tool_action: str = "no_action"
+    tool_input: str | None = None
+    form_json: dict = field(default_factory=dict)
+    confirm: bool = True
+    answer: str = "FAKE-LLM-ANSWER"
+    prompts: list = field(default_factory=list)
+
+    def reply(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if 'Create a JSON with the correct "action"' in prompt:
+            return json.dumps({"action": self.tool_action, "action_input": self.tool_input})
+        if "Your task is to fill up a JSON" in prompt:
+            return json.dumps(self.form_json)
+        if "whether a user wants to exit" in prompt:
+            return "false"
+        if "whether a user is confirming" in prompt:
+            return "true" if self.confirm else "false"
+        return self.answer
+
+
+def make_fake_llm(script: LLMScript) -> Any:
+    """A LangChain chat model that answers from ``script`` (class built lazily: no langchain
+    import at module level)."""
+    from langchain_core.language_models.chat_models import SimpleChatModel
+
+    class ScriptedChatModel(SimpleChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "code-working-memory-scripted"
+
+        def _call(self, messages, stop=None, run_manager=None, **kwargs) -> str:
+            return script.reply("\n".join(str(m.content) for m in messages))
+
+    return ScriptedChatModel()
+
+
+# -- log capture ----------------------------------------------------------------------------
+
+
+@dataclass
+class LogCapture:
+    """Every loguru record the Cat emits, with the traceback of the exception being handled.
+
+    The Cat logs "Unable to load plugin" inside the ``except`` that caught the import error and
+    prints the traceback to stderr; the sink runs synchronously in that ``except``, so
+    ``sys.exc_info()`` still names the error and the test can show it.
+    """
+
+    records: list = field(default_factory=list)
+    sink_id: int | None = None
+
+    def sink(self, message: Any) -> None:
+        record = message.record
+        exc = traceback.format_exc() if sys.exc_info()[0] is not None else ""
+        self.records.append((record["level"].name, record["message"], exc))
+
+    def start(self) -> None:
+        from loguru import logger
+
+        self.sink_id = logger.add(self.sink, level="DEBUG", format="{message}")
+
+    def stop(self) -> None:
+        from loguru import logger
+
+        if self.sink_id is not None:
+            logger.remove(self.sink_id)
+            self.sink_id = None
+
+    def matching(self, text: str, level: str | None = None) -> list[str]:
+        """Messages containing ``text`` (at ``level`` when given), each with its traceback."""
+        return [f"{lvl}: {msg}\n{exc}".rstrip() for lvl, msg, exc in self.records
+                if text in msg and (level is None or lvl == level)]
+
+
+# -- the booted Cat -------------------------------------------------------------------------
+
+
+@dataclass
+class CatRun:
+    """A Cat booted in-process with the plugin mounted; what the tests talk to."""
+
+    client: Any
+    logs: LogCapture
+    script: LLMScript
+    plugin_dir: pathlib.Path
+    plugins_rel: str
+    workdir: pathlib.Path
+
+    @property
+    def ccat(self) -> Any:
+        return self.client.app.state.ccat
+
+    @property
+    def plugin(self) -> Any:
+        return self.ccat.mad_hatter.plugins[PLUGIN_ID]
+
+    def load_errors(self) -> list[str]:
+        return self.logs.matching(LOAD_ERROR)
+
+    def toggle(self) -> Any:
+        return self.client.put(f"/plugins/toggle/{PLUGIN_ID}")
+
+    def chat(self, text: str, user: str = "alice", max_frames: int = 50) -> dict:
+        """One turn through ``/ws/<user>``; the final ``chat`` or ``error`` frame."""
+        frames = []
+        with self.client.websocket_connect(f"/ws/{user}") as ws:
+            ws.send_json({"text": text})
+            for _ in range(max_frames):
+                frame = ws.receive_json()
+                frames.append(frame)
+                if frame.get("type") in ("chat", "error"):
+                    return frame
+        raise AssertionError(f"no chat/error frame in {max_frames} frames: {frames}")
+
+    def working_memory(self, user: str = "alice") -> Any:
+        """The user's working memory as the cache holds it (unpickled afresh for file_system)."""
+        return self.ccat.cache.get_value(f"{user}_working_memory")
+
+    def plugin_state(self, user: str = "alice") -> Any:
+        wm = self.working_memory(user)
+        return None if wm is None else wm.get(STATE_KEY)
+
+    def stray(self, user: str = "alice") -> Any:
+        """A ``StrayCat`` for ``user`` (in-process, no socket), as tools and forms receive."""
+        from cat.auth.permissions import AuthUserInfo
+        from cat.looking_glass.stray_cat import StrayCat
+
+        return StrayCat(AuthUserInfo(id=user, name=user))
+
+    def registered(self) -> dict[str, list[str]]:
+        """Names of the hooks, tools and forms the Cat registered for this plugin."""
+        mh = self.ccat.mad_hatter
+        hooks = [h.name for hs in mh.hooks.values() for h in hs if h.plugin_id == PLUGIN_ID]
+        tools = [t.name for t in mh.tools if t.plugin_id == PLUGIN_ID]
+        forms = [f.name for f in mh.forms if getattr(f, "plugin_id", None) == PLUGIN_ID]
+        return {"hooks": sorted(hooks), "tools": sorted(tools), "forms": sorted(forms)}
+
+
+def _patch_environment(mp: Any, core: pathlib.Path, workdir: pathlib.Path,
+                       cache_type: str) -> None:
+    """The Cat's env, CWD and import path for one boot (undone with ``mp``)."""
+    mp.chdir(core)  # the Cat resolves plugins, module names and static dirs against CWD
+    mp.syspath_prepend(str(core))  # so the test plugins folder imports as a namespace package
+    for name in ("CCAT_API_KEY", "CCAT_API_KEY_WS", "API_KEY", "API_KEY_WS",
+                 "CCAT_QDRANT_HOST", "QDRANT_HOST"):
+        mp.delenv(name, raising=False)
+    mp.setenv("CCAT_DEBUG", "false")
+    mp.setenv("CCAT_LOG_LEVEL", os.environ.get("CCAT_LOG_LEVEL", "WARNING"))
+    mp.setenv("CCAT_METADATA_FILE", str(workdir / "metadata.json"))
+    mp.setenv("CCAT_CACHE_TYPE", cache_type)
+    mp.setenv("CCAT_CACHE_DIR", str(workdir / "cache"))
+
+
+def _patch_cat(mp: Any, plugins_rel: str, install_requirements: bool) -> None:
+    """Monkeypatches of Cat internals (cat-v1-api.md §10.2); imports ``cat`` lazily."""
+    import cat.routes.static.admin as admin
+
+    mp.setattr(admin, "mount", lambda app: None)  # no /admin build outside docker
+    import cat.utils as utils
+    import tiktoken.registry
+    from cat.mad_hatter.plugin import Plugin
+    from cat.memory.vector_memory import VectorMemory
+    from qdrant_client import QdrantClient
+
+    def in_memory_qdrant(self: Any, *args: Any, **kwargs: Any) -> None:
+        self.vector_db = QdrantClient(":memory:")
+
+    mp.setattr(VectorMemory, "connect_to_vector_memory", in_memory_qdrant)
+    mp.setattr(utils, "get_plugins_path", lambda: plugins_rel)
+    if not install_requirements:
+        mp.setattr(Plugin, "_install_requirements", lambda self: None)
+    if "cl100k_base" not in tiktoken.registry.ENCODINGS and not cl100k_cached():
+        mp.setitem(tiktoken.registry.ENCODINGS, "cl100k_base", offline_cl100k())
+    mp.setattr(utils.singleton, "instances", {})  # fresh CheshireCat, MadHatter, Database...
+
+
+def _purge_plugin_modules(prefix: str) -> None:
+    """Forget modules of an earlier boot, so module globals start fresh."""
+    for name in [m for m in sys.modules if m == prefix or m.startswith(prefix + ".")]:
+        del sys.modules[name]
+
+
+@contextlib.contextmanager
+def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "in_memory",
+               settings: dict | None = None, toggle: bool = True, keep_plugins_dir: bool = False,
+               install_requirements: bool = False,
+               before_boot: Callable[[Any], None] | None = None) -> Iterator[CatRun]:
+    """Boot the Cat (TestClient lifespan) with the plugin mounted and, by default, toggled on.
+
+    ``workdir`` holds the metadata file (active plugins, so a second boot with the same
+    ``workdir`` finds the plugin active at startup) and the file-system cache. ``settings`` is
+    written as the plugin's ``settings.json`` before the boot. ``before_boot(mp)`` may add
+    monkeypatches.
+    """
+    import pytest
+
+    plugins_name = f"cwm_it_plugins_{os.getpid()}"
+    plugins_rel = plugins_name + "/"
+    plugin_dir = core / plugins_name / PLUGIN_ID
+    logs = LogCapture()
+    workdir.mkdir(parents=True, exist_ok=True)
+    with pytest.MonkeyPatch.context() as mp:
+        try:
+            _patch_environment(mp, core, workdir, cache_type)
+            _patch_cat(mp, plugins_rel, install_requirements)
+            if not plugin_dir.exists():
+                mirror_plugin(plugin_dir)
+            if settings is not None:
+                (plugin_dir / "settings.json").write_text(json.dumps(settings))
+            if before_boot is not None:
+                before_boot(mp)
+            _purge_plugin_modules(plugins_name)
+            logs.start()
+            yield from _serve(plugins_rel, plugin_dir, workdir, logs, toggle)
+        finally:
+            logs.stop()
+            if not keep_plugins_dir:
+                shutil.rmtree(core / plugins_name, ignore_errors=True)
+
+
+def _serve(plugins_rel: str, plugin_dir: pathlib.Path, workdir: pathlib.Path,
+           logs: LogCapture, toggle: bool) -> Iterator[CatRun]:
+    from cat.startup import cheshire_cat_api
+    from fastapi.testclient import TestClient
+
+    script = LLMScript()
+    with TestClient(cheshire_cat_api) as client:
+        run = CatRun(client, logs, script, plugin_dir, plugins_rel, workdir)
+        if toggle:
+            response = run.toggle()
+            assert response.status_code == 200, f"toggle failed: {response.text}"
+        run.ccat._llm = make_fake_llm(script)  # StrayCat._llm reads CheshireCat()._llm per call
+        yield run
+
+
+# -- the no-git probe (runs in a subprocess whose PATH has no git) ----------------------------
+
+
+def path_without_git(path: str) -> str:
+    """``path`` minus every directory that holds a ``git`` executable."""
+    keep = [d for d in path.split(os.pathsep)
+            if d and not os.access(os.path.join(d, "git"), os.X_OK)]
+    return os.pathsep.join(keep)
+
+
+def no_git_probe(core: pathlib.Path, workdir: pathlib.Path) -> dict:
+    """Boot, toggle, chat once and ask the status tool, all without git; report what happened."""
+    report: dict[str, Any] = {"git_on_path": shutil.which("git"),
+                              "git_imported_before": "git" in sys.modules}
+    with booted_cat(core, workdir) as run:
+        report["active"] = run.plugin.active
+        report["load_errors"] = run.load_errors()
+        report["registered"] = run.registered()
+        frame = run.chat("hello from a machine without git")
+        report["chat_type"] = frame.get("type")
+        report["state"] = run.plugin_state()
+        tool = next(t for t in run.ccat.mad_hatter.tools if t.plugin_id == PLUGIN_ID)
+        report["status"] = tool.func("", cat=run.stray())
+    report["git_imported_after"] = "git" in sys.modules
+    try:
+        import git  # noqa: F401  (proves the environment really lacks git)
+
+        report["import_git"] = "ok"
+    except ImportError as err:
+        report["import_git"] = f"ImportError: {err}"
+    return report
+
+
+def main(argv: list[str]) -> int:
+    """``python -m tests.integration.cat_harness no-git-probe <core> <workdir> <report.json>``."""
+    if len(argv) != 4 or argv[0] != "no-git-probe":
+        print(main.__doc__, file=sys.stderr)
+        return 2
+    report = no_git_probe(pathlib.Path(argv[1]), pathlib.Path(argv[2]))
+    pathlib.Path(argv[3]).write_text(json.dumps(report, default=str, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,237 @@
+"""The plugin inside a real Cheshire Cat 1.9.2, booted in-process (opt-in: ``CCAT_CORE_DIR``).
+
+Most tests share one Cat per module (``cat_run``); those that need their own settings file,
+cache type, PATH or a restart boot a dedicated one. The LLM is the only fake (cat_harness.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+from . import cat_harness
+from .cat_harness import PLUGIN_ID, STATE_KEY
+
+pytestmark = pytest.mark.integration
+
+FORM_REQUEST = {"request": "parse ISO-8601 dates into datetime objects",
+                "target_path": "utils/dates.py", "symbol": "parse_iso_date"}
+
+
+def assert_state_shape(state) -> None:
+    """The plugin's working-memory key: a plain dict with phase, task id and scratchpad."""
+    assert isinstance(state, dict), f"{STATE_KEY} is {type(state).__name__}, not a plain dict"
+    for key in ("phase", "task_id", "scratchpad"):
+        assert key in state, f"{STATE_KEY} lacks {key!r}: {sorted(state)}"
+    pickle.loads(pickle.dumps(state))  # plain data: survives the file_system cache
+
+
+def assert_glue_loaded(run) -> None:
+    """Active, and every declared hook/tool/form registered once (dedicated boots check this;
+    the zero-load-errors rule for the whole repository has its own test)."""
+    assert run.plugin.active
+    assert run.registered() == cat_harness.declared_glue(), run.load_errors()
+
+
+def status_of(run, user: str = "alice") -> str:
+    """The status tool's answer, called as the Cat's agent calls it."""
+    tool = next(t for t in run.ccat.mad_hatter.tools if t.plugin_id == PLUGIN_ID
+                and t.name == "code_memory_status")
+    out = tool.func("", cat=run.stray(user))
+    assert isinstance(out, str), f"a tool must return str, got {type(out).__name__}"
+    return out
+
+
+# -- loading and registration -----------------------------------------------------------------
+
+
+def test_plugin_is_active_and_every_module_imports(cat_run):
+    assert cat_run.plugin.active
+    assert PLUGIN_ID in cat_run.ccat.mad_hatter.active_plugins
+    errors = cat_run.load_errors()
+    assert errors == [], "the Cat could not load some modules of the plugin:\n\n" + \
+        "\n\n".join(errors)
+    modules = cat_harness.plugin_py_modules(cat_run.plugins_rel + PLUGIN_ID)
+    assert len(modules) > 10, modules
+    missing = [m for m in modules if m not in sys.modules]
+    assert missing == [], f"modules the Cat did not import: {missing}"
+
+
+def test_each_hook_tool_and_form_is_registered_exactly_once(cat_run):
+    declared = cat_harness.declared_glue()
+    assert declared["hooks"] and declared["tools"] and declared["forms"], declared
+    assert cat_run.registered() == declared, (
+        "registered (left) differs from declared (right): a decorated object re-exported by a "
+        "second module is registered (and runs) twice, one in a failed module is missing")
+    assert "code_memory_status" in declared["tools"]
+    assert "settings_model" in cat_run.plugin.overrides
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+def test_settings_schema_is_served_with_every_field_titled_and_defaulted(cat_run):
+    response = cat_run.client.get(f"/plugins/settings/{PLUGIN_ID}")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    props = body["schema"]["properties"]
+    for name in ("repository_path", "relevance_threshold", "max_memories", "batch_size",
+                 "retry_attempts", "max_iterations", "test_timeout_s", "write_back"):
+        assert name in props, f"{name} missing from the served schema: {sorted(props)}"
+    for name, prop in props.items():
+        assert prop.get("title") and prop.get("description"), f"{name}: no title/description"
+        assert "default" in prop, f"{name}: no default (the admin would mark it required)"
+        assert "anyOf" not in prop, f"{name}: Optional renders as a required text box"
+    assert "$ref" in json.dumps(props["write_back"]), "enums must render as a select ($ref)"
+    assert set(body["value"]) >= set(props), "settings.json was not created from the defaults"
+
+
+def test_settings_round_trip_through_the_admin_api(cat_run):
+    url = f"/plugins/settings/{PLUGIN_ID}"
+    before = cat_run.client.get(url).json()["value"]
+    try:
+        put = cat_run.client.put(url, json={"max_iterations": 9, "repository_path": "/srv/repo"})
+        assert put.status_code == 200, put.text
+        value = cat_run.client.get(url).json()["value"]
+        assert value["max_iterations"] == 9 and value["repository_path"] == "/srv/repo"
+        assert value["relevance_threshold"] == before["relevance_threshold"]  # merged, kept
+        status = status_of(cat_run)
+        assert "up to 9 iterations" in status and "/srv/repo" in status, status
+        bad = cat_run.client.put(url, json={"max_iterations": "lots"})
+        assert bad.status_code == 400 and "integer" in bad.text, bad.text
+    finally:
+        cat_run.client.put(url, json=before)
+
+
+# -- chat turns -------------------------------------------------------------------------------
+
+
+def test_a_chat_turn_puts_the_state_into_working_memory(cat_run):
+    frame = cat_run.chat("hello, who are you?", user="bob")
+    assert frame["type"] == "chat", frame
+    assert frame["text"] == cat_run.script.answer
+    state = cat_run.plugin_state("bob")
+    assert_state_shape(state)
+    assert state["phase"] == "idle" and state["task_id"] == ""
+
+
+def test_status_tool_answers_a_chat_turn(cat_run):
+    cat_run.script.tool_action = "code_memory_status"
+    try:
+        frame = cat_run.chat("code memory status", user="carol")  # a start example: recalled
+    finally:
+        cat_run.script.tool_action = "no_action"
+    assert frame["type"] == "chat", frame
+    assert "Code Working Memory" in frame["text"] and "phase: idle" in frame["text"], frame
+    assert any("code_memory_status" in p for p in cat_run.script.prompts), \
+        "the tool was never offered to the LLM"
+
+
+def test_the_form_collects_a_request_and_opens_a_task(cat_run):
+    script = cat_run.script
+    script.tool_action, script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
+    try:
+        first = cat_run.chat("write a function that parses ISO-8601 dates", user="dave")
+        assert first["type"] == "chat", first
+        wm = cat_run.working_memory("dave")
+        assert wm.active_form is not None, f"the form did not start: {first['text']}"
+        second = cat_run.chat("yes, that's right", user="dave")
+    finally:
+        script.tool_action, script.form_json = "no_action", {}
+    assert second["type"] == "chat", second
+    state = cat_run.plugin_state("dave")
+    assert_state_shape(state)
+    assert state["task_id"] and state["task_id"] in second["text"], (state, second["text"])
+    assert state["phase"] == "collecting"
+    assert state["task_id"] in json.dumps(state["scratchpad"])
+    assert FORM_REQUEST["symbol"] in json.dumps(state["scratchpad"])
+
+
+# -- dedicated boots --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stored, expect_in_status, expect_warning", [
+    ({"max_iterations": "lots", "test_timeout_s": "30"},
+     ["up to 5 iterations", "time out after 30 s"], "max_iterations"),
+    ({"repository_path": "/srv/only-this-one"},
+     ["/srv/only-this-one", "up to 5 iterations", "threshold 0.7"], None),
+], ids=["string-for-int", "missing-settings"])
+def test_bad_settings_json_keeps_the_plugin_working(boot_cat, stored, expect_in_status,
+                                                    expect_warning):
+    with boot_cat(settings=stored) as run:
+        assert_glue_loaded(run)
+        assert run.client.get(f"/plugins/settings/{PLUGIN_ID}").status_code == 200
+        frame = run.chat("hello")
+        assert frame["type"] == "chat", frame
+        assert_state_shape(run.plugin_state())
+        status = status_of(run)
+    for text in expect_in_status:
+        assert text in status, status
+    warnings = [line for line in status.splitlines() if "warning" in line.lower()]
+    if expect_warning:
+        assert any(expect_warning in w and "default" in w for w in warnings), status
+    else:
+        assert warnings == [], status
+
+
+def test_the_plugin_loads_and_works_without_a_git_binary(cat_core, tmp_path):
+    env = dict(os.environ, PATH=cat_harness.path_without_git(os.environ.get("PATH", "")))
+    for name in ("GIT_PYTHON_GIT_EXECUTABLE", "GIT_PYTHON_REFRESH", "PYTEST_CURRENT_TEST"):
+        env.pop(name, None)
+    report_path = tmp_path / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.integration.cat_harness", "no-git-probe", str(cat_core),
+         str(tmp_path / "cat"), str(report_path)],
+        cwd=cat_harness.REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    report = json.loads(report_path.read_text())
+    assert report["git_on_path"] is None
+    assert report["import_git"].startswith("ImportError"), "the probe still found a git binary"
+    assert report["active"] and report["load_errors"] == [], "\n\n".join(report["load_errors"])
+    assert report["registered"] == cat_harness.declared_glue()
+    assert report["chat_type"] == "chat"
+    assert_state_shape(report["state"])
+    assert "git binary: absent" in report["status"], report["status"]
+    assert not report["git_imported_after"], "GitPython was imported while loading the plugin"
+
+
+def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
+    workdir = tmp_path / "cat"
+    workdir.mkdir()
+    with boot_cat(workdir=workdir, cache_type="file_system", keep_plugins_dir=True) as run:
+        run.script.tool_action, run.script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
+        assert run.chat("write a function that parses ISO-8601 dates")["type"] == "chat"
+        assert run.working_memory().active_form is not None  # the form was pickled and back
+        reply = run.chat("yes")
+        assert reply["type"] == "chat", reply
+        state = run.plugin_state()
+        cache_file = workdir / "cache" / "alice_working_memory.cache"
+        assert cache_file.is_file()
+    assert_state_shape(state)
+    assert state["task_id"] and state["phase"] == "collecting"
+    # a second Cat on the same data: the plugin is active at startup, the state is still there
+    with boot_cat(workdir=workdir, cache_type="file_system", toggle=False) as run:
+        assert_glue_loaded(run)
+        assert run.plugin_state() == state
+        assert run.chat("and now?")["type"] == "chat"
+        assert run.plugin_state()["task_id"] == state["task_id"]
+
+
+def test_requirements_txt_parses_in_the_cat(boot_cat):
+    calls = []
+
+    def no_pip(mp):
+        import cat.mad_hatter.plugin as plugin_module
+
+        mp.setattr(plugin_module.subprocess, "run", lambda *a, **k: calls.append(a))
+
+    with boot_cat(install_requirements=True, before_boot=no_pip) as run:
+        assert run.plugin.active
+        errors = run.logs.matching("requirements", level="ERROR")
+    assert errors == [], "\n".join(errors)
+    assert calls == [], f"the Cat would pip-install again at every boot: {calls}"
