@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -113,6 +114,7 @@ class CodeMemorySystem(MemorySystem):
         self._extractor = extractor or default_extractor(workers)
         self._sink = SinkSync(self._manifest, self._entity_payloads, vector_sink)
         self.last_index_report: IndexReport | None = None
+        self._index_lock = threading.RLock()
 
     # -- indexing --------------------------------------------------------------------------------
     def index_repository(self, directory: str, exclude_patterns: list[str] | None = None,
@@ -127,31 +129,32 @@ class CodeMemorySystem(MemorySystem):
         a status in ``last_index_report.statuses``. ``progress`` receives ``IndexProgress``.
         """
         root = self._checked_dir(directory)
-        indexer = self._indexer(root, progress)
-        walked = self._walker(root, list(exclude_patterns or []), recursive,
-                              self.max_file_bytes)
-        report = indexer.run(walked, complete=True)
-        return self._finish(report)
+        with self._index_lock:  # one indexing run at a time per system
+            indexer = self._indexer(root, progress)
+            walked = self._walker(root, list(exclude_patterns or []), recursive,
+                                  self.max_file_bytes)
+            return self._finish(indexer.run(walked, complete=True))
 
     def index_file(self, file_path: str) -> list[str]:
         """Index one file; returns the memory ids of its entities.
 
         ``FileNotFoundError`` if it does not exist; ``ValueError`` if its type is unsupported.
         """
-        root, rel = self._locate_file(file_path)
-        report = self._indexer(root, None).run(walk_single(root, rel), complete=False)
-        self._finish(report)
-        return [r.memory_id for r in self._manifest.entities(report.repo_id, rel)]
+        return self._index_one(file_path, force=False)
 
     def reindex_file(self, file_path: str) -> list[str]:
         """Re-parse one file (call after editing it); returns its entities' memory ids.
 
         Entities whose source did not change keep their memory (and their vector).
         """
+        return self._index_one(file_path, force=True)
+
+    def _index_one(self, file_path: str, force: bool) -> list[str]:
         root, rel = self._locate_file(file_path)
-        report = self._indexer(root, None).run(walk_single(root, rel), complete=False,
-                                               force=[rel])
-        self._finish(report)
+        with self._index_lock:
+            report = self._indexer(root, None).run(walk_single(root, rel), complete=False,
+                                                   force=[rel] if force else [])
+            self._finish(report)
         return [r.memory_id for r in self._manifest.entities(report.repo_id, rel)]
 
     def _checked_dir(self, directory: str) -> str:
