@@ -1,0 +1,41 @@
+"""The seed's Quick Start and Examples 1 and 3 run as scripts and leave nothing behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from .child_scripts import ROOT
+
+EXPECTED = {
+    "quickstart": ["[fake primary LLM] Explain how to build a REST API",
+                   "1. [relevance: 0.75] Python uses dynamic typing",
+                   "2. [relevance: 0.75] FastAPI is a modern web framework"],
+    "support_bot": ["[fake primary LLM] Explain our return policy",
+                    "1. [relevance: 0.75] Returns are accepted within 30 days of purchase"],
+    "research_assistant": ["[fake primary LLM] Compare BERT and GPT architectures",
+                           "1. [relevance: 0.75] Transformer architecture uses self-attention"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_runs(name):
+    before = {p.name for p in ROOT.iterdir()}
+    done = subprocess.run([sys.executable, "-m", "tests.run", f"examples.{name}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for line in EXPECTED[name]:
+        assert line in lines
+    assert "shipping" not in done.stdout.lower()
+    assert {p.name for p in ROOT.iterdir()} == before  # no memories.db left behind
+
+
+def test_examples_keep_the_seed_code():
+    source = (ROOT / "examples" / "support_bot.py").read_text(encoding="utf-8")
+    assert "system = MemorySystem(small_model_fn=gpt_turbo_fn)" in source
+    assert 'context="Customer asking about returns",' in source
+    assert "from ..memory import MemorySystem" in source
+    assert 'if __name__ == "__main__":' in source
