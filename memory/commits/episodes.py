@@ -8,14 +8,16 @@ built-in answer from the history itself (token overlap plus recency), so the loo
 
 from __future__ import annotations
 
+import logging
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .info import CommitInfo
 
+log = logging.getLogger(__name__)
 _TOKEN = re.compile(r"[a-z0-9]+")
 #: Field weights of the built-in scorer: the name says what was tried, the verdict how it went.
 WEIGHTS = {"name": 3.0, "verdict": 2.0, "reason": 2.0, "summary": 1.0}
@@ -145,3 +147,25 @@ def memory_search(system: Any, *, filters: dict[str, Any] | None = None) -> Epis
         return list(system.retrieve_relevant_memories(query, filters=wanted))[:limit]
 
     return search
+
+
+def injected_episodes(
+    search: EpisodeSearch | None,
+    query: str,
+    limit: int,
+    commits: Mapping[str, CommitInfo],
+    summary: Callable[[str], str],
+) -> list[Episode]:
+    """Episodes named by the injected search, in its order; [] when absent, empty or failing.
+
+    A failing retriever (LLM down, database locked) must not leave the loop without an answer:
+    this is a documented crash boundary, and the caller falls back to ``rank``.
+    """
+    if search is None:
+        return []
+    try:
+        ids = commit_ids(search(query, limit))
+    except Exception as err:  # noqa: BLE001 - documented boundary: fall back to the built-in
+        log.warning("injected episode search failed, using the built-in one: %s", err)
+        return []
+    return as_episodes([(commits[c], summary(c)) for c in ids if c in commits])

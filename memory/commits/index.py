@@ -40,7 +40,7 @@ from .message import (
     Trailers,
     check_verdict,
     digest,
-    encode_json,
+    encode_draft,
     format_message,
     normalize_name,
     normalize_reason,
@@ -49,13 +49,12 @@ from .names import (
     FULL_SHA_RE,
     attic_prefix,
     check_commit_id,
-    check_path,
     check_task_id,
     final_ref,
     task_ref,
     undo_prefix,
 )
-from .objects import build_commit, build_tree
+from .objects import build_commit
 from .reader import HistoryReader
 from .resolve import resolve_commit
 
@@ -157,7 +156,7 @@ class CommitIndex:
         history is created. A new commit clears the redo stack (the entries move to the attic).
         """
         ref = task_ref(task_id)
-        tree, objects, snap = self._encode(files, metacode, snapshot)
+        tree, objects, snap = encode_draft(files, metacode, snapshot)
         name, reason, verdict = (
             normalize_name(name),
             normalize_reason(reason),
@@ -194,34 +193,13 @@ class CommitIndex:
         return self.commit(task_id, files, name=name, reason=reason, metacode=metacode or {},
                            snapshot=snapshot or {}, verdict="imported", iteration=0)  # fmt: skip
 
-    def _encode(
-        self, files: Mapping[str, str], metacode: dict[str, Any], snapshot: dict[str, Any]
-    ) -> tuple[str, list[Any], bytes]:
-        if not isinstance(files, Mapping):
-            raise InvalidDraft(
-                f"files must be a mapping of path -> text, got {type(files).__name__}"
-            )
-        blobs: dict[str, bytes] = {}
-        for path, text in files.items():
-            check_path(path)
-            if not isinstance(text, str):
-                raise InvalidDraft(f"file {path!r} must be text (str), got {type(text).__name__}")
-            try:
-                blobs[path] = text.encode("utf-8")
-            except UnicodeEncodeError as err:
-                raise InvalidDraft(f"file {path!r} is not encodable as UTF-8: {err}") from err
-        snap = encode_json("snapshot", snapshot)
-        blobs["metacode.json"] = encode_json("metacode", metacode)
-        blobs["working_memory.json"] = snap
-        tree, objects = build_tree(blobs)
-        return tree, objects, snap
-
     # -- reading ---------------------------------------------------------------------------------
 
     def head(self, task_id: str) -> str:
         """The current commit of a task; ``TaskNotFound`` when it has no history."""
         ref = task_ref(task_id)
-        sha = self._backend.get_ref(ref)
+        with self._mutex:
+            sha = self._backend.get_ref(ref)
         if sha is None:
             raise TaskNotFound(f"no history for task {task_id!r}")
         return sha
@@ -454,20 +432,12 @@ class CommitIndex:
             commits = self._all_commits()
             if task_id is not None:
                 commits = {s: i for s, i in commits.items() if i.task_id == task_id}
-            injected = self._injected(query, limit * 3 if task_id else limit, commits)
+            injected = ep.injected_episodes(
+                self._search, query, limit * 3 if task_id else limit, commits, self.summary
+            )
             if injected:
                 return injected[:limit]
             return ep.rank(query, [(i, self.summary(s)) for s, i in commits.items()], limit=limit)
-
-    def _injected(self, query: str, limit: int, commits: dict[str, CommitInfo]) -> list[ep.Episode]:
-        if self._search is None:
-            return []
-        try:
-            ids = ep.commit_ids(self._search(query, limit))
-        except Exception as err:  # noqa: BLE001 - documented boundary: fall back to the built-in
-            log.warning("injected episode search failed, using the built-in one: %s", err)
-            return []
-        return ep.as_episodes([(commits[c], self.summary(c)) for c in ids if c in commits])
 
     def stats(self) -> dict[str, Any]:
         """Backend in use, repository path and sizes, repairs and episode errors."""

@@ -20,11 +20,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UnsafeInput
 from .errors import InvalidDraft, RepositoryCorrupt
+from .names import check_path
+from .objects import RawObject, build_tree
 
 MAX_NAME = 200
 MAX_REASON = 64 * 1024
@@ -141,3 +144,25 @@ def decode_json(sha: str, kind: str, data: bytes) -> dict[str, Any]:
 def digest(data: bytes) -> str:
     """``sha256:<hex>``, the Snapshot-Digest trailer value."""
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def encode_draft(
+    files: Mapping[str, str], metacode: dict[str, Any], snapshot: dict[str, Any]
+) -> tuple[str, list[RawObject], bytes]:
+    """Validate a draft and build its tree: ``(tree id, objects to write, snapshot bytes)``."""
+    if not isinstance(files, Mapping):
+        raise InvalidDraft(f"files must be a mapping of path -> text, got {type(files).__name__}")
+    blobs: dict[str, bytes] = {}
+    for path, text in files.items():
+        check_path(path)
+        if not isinstance(text, str):
+            raise InvalidDraft(f"file {path!r} must be text (str), got {type(text).__name__}")
+        try:
+            blobs[path] = text.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise InvalidDraft(f"file {path!r} is not encodable as UTF-8: {err}") from err
+    snap = encode_json("snapshot", snapshot)
+    blobs["metacode.json"] = encode_json("metacode", metacode)
+    blobs["working_memory.json"] = snap
+    tree, objects = build_tree(blobs)
+    return tree, objects, snap
