@@ -87,7 +87,7 @@ def apply_masks(libc, cfg, report):
         for keep, fd in keep_fds:
             os.makedirs(keep, mode=0o755, exist_ok=True)
             mount(libc, f"/proc/self/fd/{fd}", keep, None, MS_BIND | MS_REC)
-            if mask.get("readonly_keep"):
+            if mask.get("readonly_keep") or keep in mask.get("readonly", ()):
                 mount(libc, None, keep, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
             os.close(fd)
         report["masked"].append(mask["dir"])

@@ -12,6 +12,7 @@ import re
 import shutil
 import stat
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -104,10 +105,15 @@ class HostPlan:
         """The JSON the launcher reads: resolved argv, limits, masks, uid."""
         real_base = os.path.realpath(base)
         masks = []
+        interpreter = _outermost(os.path.realpath(p) for p in _interpreter_dirs(self.python))
         for directory in WORLD_WRITABLE:
             if os.path.isdir(directory) and not os.path.islink(directory):
-                keep = [real_base] if _under(real_base, directory) else []
-                masks.append({"dir": directory, "keep": keep, "mode": "1777"})
+                # the interpreter itself may live there (a checkout or venv under /tmp):
+                # re-bind it read-only, or the child cannot even start
+                shown = [d for d in interpreter if _under(d, directory)]
+                keep = ([real_base] if _under(real_base, directory) else []) + shown
+                masks.append({"dir": directory, "keep": keep, "mode": "1777",
+                              "readonly": shown})
         for directory, keep in self.blocked.items():
             masks.append({"dir": directory, "keep": list(keep), "mode": "0755",
                           "readonly_keep": True, "size_mb": 1})
@@ -119,6 +125,17 @@ class HostPlan:
 
 def _under(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _interpreter_dirs(python: str) -> list[str]:
+    """The folders the interpreter needs: its prefixes and the folder of its real binary."""
+    return [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(python))]
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    """Drop paths nested in another of ``paths`` (binding the outer one shows them too)."""
+    unique = list(dict.fromkeys(paths))
+    return [p for p in unique if not any(p != q and _under(p, q) for q in unique)]
 
 
 def blocked_ancestors(paths: list[str]) -> dict[str, tuple[str, ...]]:
@@ -148,8 +165,8 @@ def host_plan(drop_uid: bool) -> HostPlan:
     if not drop_uid or os.geteuid() != 0:
         note = () if os.geteuid() != 0 else ("uid drop disabled by the caller",)
         return HostPlan(python=python, uid=None, notes=note)
-    prefixes = [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(python))]
-    return HostPlan(python=python, uid=NOBODY, blocked=blocked_ancestors(prefixes))
+    return HostPlan(python=python, uid=NOBODY,
+                    blocked=blocked_ancestors(_interpreter_dirs(python)))
 
 
 _STALE = re.compile(r"^cwm-sbx-(?:probe-)?(\d+)-")

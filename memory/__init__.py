@@ -24,6 +24,9 @@ _EXPORTS: dict[str, str] = {
     # code memory (seed 004 / GitMemory)
     "CodeMemorySystem": ".codebase",
     "CodeContext": ".codebase",
+    "CatVectorSink": ".vector_sink",
+    "NamedEmbedder": ".vector_sink",
+    "is_code_point": ".vector_sink",
     # episodic memory (seed 000 CommitIndex)
     "CommitIndex": ".commits",
     "CommitInfo": ".commits",

@@ -222,3 +222,25 @@ def test_file_and_directory_clash_is_an_error_not_an_exception():
     res = run_in_sandbox({"a": "x", "a/b.py": "y"}, ["python", "-c", "print(1)"], timeout_s=5,
                          memory_mb=256)
     assert res.status == "error" and "cannot write the sandbox files" in res.error
+
+
+def test_an_interpreter_under_a_masked_temp_dir_still_starts(tmp_path):
+    """A checkout or venv under /tmp (CI clones, dev trees) must survive the /tmp mask."""
+    import subprocess
+    import sys
+    import tempfile
+
+    assert str(tmp_path).startswith(tempfile.gettempdir())
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import tests\n"
+        "from codemem.codegen.sandbox import run_in_sandbox\n"
+        "r = run_in_sandbox({'m.py': 'print(6 * 7)'}, ['python', 'm.py'], timeout_s=20,"
+        " memory_mb=512)\n"
+        "print(r.status, r.stdout.strip())\n"
+    )
+    out = subprocess.run([str(venv / "bin" / "python"), "-c", script, root],
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["ok", "42"], out.stdout + out.stderr
