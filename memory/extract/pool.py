@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..errors import BackendUnavailable
 from .entities import FileExtraction, error
 from .safety import Limits
 from .wire import ChannelClosed, ChannelTimeout, FrameReader, write_frame
@@ -37,6 +38,10 @@ _BOOTSTRAP = (
     "sys.modules[alias] = importlib.util.module_from_spec(spec)\n"
     "importlib.import_module(alias + '.memory.extract.worker').main()\n"
 )
+
+
+class WorkerUnavailable(BackendUnavailable):
+    """A parsing worker could not be started (broken interpreter or missing parser packages)."""
 
 
 @dataclass
@@ -85,8 +90,12 @@ class _Worker:
             "memory_limit": config.memory_limit,
             "test_faults": config.test_faults,
         }
-        write_frame(self.proc.stdin, pickle.dumps(settings))
-        self.reader.read(config.startup_timeout)  # the READY frame
+        try:
+            write_frame(self.proc.stdin, pickle.dumps(settings))
+            self.reader.read(config.startup_timeout)  # the READY frame
+        except BaseException:
+            self.kill()
+            raise
 
     def send(self, batch: list[tuple[str, bytes]]) -> None:
         assert self.proc.stdin is not None
@@ -226,7 +235,13 @@ class ExtractionPool:
             if worker is not None:
                 worker.kill()
                 self.stats.restarts += 1
-            worker = _Worker(self.config)
+            try:
+                worker = _Worker(self.config)
+            except (ChannelClosed, ChannelTimeout, OSError) as exc:
+                raise WorkerUnavailable(
+                    f"parsing worker did not start ({type(exc).__name__}); "
+                    f"interpreter {sys.executable}"
+                ) from exc
             self._workers[slot] = worker
         return worker
 

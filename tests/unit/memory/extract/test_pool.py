@@ -48,3 +48,16 @@ def test_pool_output_matches_in_process():
         pooled = sorted(pool.extract(items), key=lambda r: r.path)
     local = sorted((extract_file(p, d) for p, d in items), key=lambda r: r.path)
     assert pooled == local
+
+
+def test_worker_that_cannot_start_is_a_typed_error(monkeypatch, tmp_path):
+    import pytest
+
+    from codemem.memory.errors import BackendUnavailable
+    from codemem.memory.extract import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "_PLUGIN_ROOT", str(tmp_path))  # no worker module there
+    with ExtractionPool(workers=1, startup_timeout=30.0) as pool, pytest.raises(
+        BackendUnavailable
+    ):
+        list(pool.extract([("a.py", b"x = 1\n")]))
