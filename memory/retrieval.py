@@ -60,9 +60,11 @@ def query_terms(text: str, limit: int = 32) -> list[str]:
     return list(seen)[:limit]
 
 
-def fts_match_expression(terms: Sequence[str]) -> str:
-    """An FTS5 MATCH expression that ORs the quoted terms (quoting defuses FTS syntax)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+def fts_match_expression(terms: Sequence[str], operator: str = "OR") -> str:
+    """An FTS5 MATCH expression joining the quoted terms (quoting defuses FTS syntax)."""
+    if operator not in ("OR", "AND"):
+        raise ValueError(f"operator must be OR or AND, got {operator!r}")
+    return f" {operator} ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[int]:

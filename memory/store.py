@@ -32,6 +32,10 @@ from .errors import StoreError
 from .retrieval import compile_filter, fts_match_expression, identifier_tokens
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
 
+#: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
+COMMON_FRACTION = 0.05
+COMMON_MIN = 1000
+
 NETWORK_FS_PREFIXES = ("nfs", "cifs", "smb", "9p", "virtiofs", "fuse", "ceph", "glusterfs")
 
 _FILE_LOCKS: dict[str, threading.RLock] = {}
@@ -407,15 +411,41 @@ class MemoryStore:
     # -- candidate stages ----------------------------------------------------------------------
     def lexical(self, terms: Sequence[str], limit: int,
                 filters: Mapping[str, Any] | None = None) -> list[int]:
-        """Seqs of the best bm25 matches for any of ``terms`` (text weighs most)."""
+        """Seqs of the best bm25 matches for ``terms`` (text weighs most).
+
+        bm25 ranks every row that matches, so a term found in most rows makes a query cost
+        O(N). Terms in more than ``COMMON_FRACTION`` of the rows (and over ``COMMON_MIN`` rows)
+        are left out of the OR; if only such terms remain, they are ANDed instead, which
+        matches few rows. This keeps lexical latency flat as the store grows.
+        """
         if not terms or limit <= 0:
             return []
         where, params = compile_filter(filters, "m.metadata")
         sql = ("SELECT f.rowid FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
                f"WHERE memories_fts MATCH ? AND {where} "
                "ORDER BY bm25(memories_fts, 3.0, 1.0, 1.0) LIMIT ?")
-        args = [fts_match_expression(terms), *params, limit]
-        return [r[0] for r in self._read(lambda c: c.execute(sql, args).fetchall())]
+
+        def run(conn: sqlite3.Connection) -> list[int]:
+            expression = self._match_expression(conn, terms)
+            if not expression:
+                return []
+            return [r[0] for r in conn.execute(sql, [expression, *params, limit]).fetchall()]
+        return self._read(run)
+
+    @staticmethod
+    def _match_expression(conn: sqlite3.Connection, terms: Sequence[str]) -> str:
+        # max(seq) is O(1) and close to the row count (it over-counts only after deletions).
+        total = conn.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
+        cutoff = max(COMMON_MIN, int(total * COMMON_FRACTION))
+        if total <= cutoff:
+            return fts_match_expression(terms)
+        marks = ",".join("?" * len(terms))
+        df = dict(conn.execute(f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})",
+                               list(terms)).fetchall())
+        rare = [t for t in terms if df.get(t, 0) <= cutoff]  # unknown terms stay (cost nothing)
+        if rare:
+            return fts_match_expression(rare)
+        return fts_match_expression(terms, "AND")
 
     def vectors(self, embedder: str) -> tuple[int, list[tuple[int, bytes]], list[tuple]]:
         """Snapshot: (generation, [(seq, blob)] for ``embedder``, [(seq, text, hash)] missing)."""

@@ -44,6 +44,10 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
         "INSERT INTO meta (key, value) VALUES ('generation', '0')",
     ]),
+    (2, [
+        # Document frequency per term: lets lexical search skip terms that match most rows.
+        "CREATE VIRTUAL TABLE memories_vocab USING fts5vocab (memories_fts, 'row')",
+    ]),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

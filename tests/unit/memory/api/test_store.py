@@ -17,7 +17,7 @@ from codemem.memory.store import (
     journal_mode_for,
     utc_now,
 )
-from codemem.memory.store_schema import SCHEMA_VERSION
+from codemem.memory.store_schema import MIGRATIONS, SCHEMA_VERSION
 
 MOUNTINFO = """\
 22 27 0:21 / /proc rw,relatime - proc proc rw
@@ -59,7 +59,8 @@ def test_schema_version_and_reopen_is_idempotent(tmp_path):
     MemoryStore(path).close()
     MemoryStore(path).close()
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+    versions = [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version")]
+    assert versions == [v for v, _ in MIGRATIONS] and versions[-1] == SCHEMA_VERSION
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"memories", "memories_fts", "memory_history", "score_cache", "meta"} <= tables
 
@@ -135,4 +136,39 @@ def test_integrity_check_and_generation(tmp_path):
     mutation = store.insert_many([NewRow("x", "t", meta, content_hash("t", meta))], None)
     assert (mutation.generation_before, mutation.generation_after) == (before, before + 1)
     assert store.generation() == before + 1
+    store.close()
+
+
+def test_version_1_database_is_migrated(tmp_path):
+    path = str(tmp_path / "m.db")
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for sql in MIGRATIONS[0][1]:
+        conn.execute(sql)
+    conn.execute("INSERT INTO schema_version VALUES (1)")
+    meta = canonical_json(None)
+    conn.execute("INSERT INTO memories (id, text, metadata, content_hash, created_at, updated_at)"
+                 " VALUES ('old', 'legacy text', ?, ?, 't', 't')",
+                 (meta, content_hash("legacy text", meta)))
+    conn.close()
+    store = MemoryStore(path)
+    assert store.get("old").text == "legacy text"
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT count(*) FROM memories_vocab").fetchone()[0] >= 0
+    store.close()
+
+
+def test_common_terms_are_pruned_or_anded(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+    meta = canonical_json(None)
+    texts = [f"common word filler{i}" + (" rare" if i % 500 == 0 else "")
+             + (" other" if i % 2 == 0 else "") for i in range(2500)]
+    store.insert_many([NewRow(f"id{i}", t, meta, content_hash(t, meta))
+                       for i, t in enumerate(texts)], None)
+    rare_rows = {i + 1 for i in range(0, 2500, 500)}
+    assert set(store.lexical(["common", "rare"], 100)) == rare_rows
+    both = store.lexical(["common", "other"], 3000)  # both common: AND
+    assert len(both) == 1250
+    assert store.lexical(["filler7"], 10) == [8]
     store.close()
