@@ -10,3 +10,34 @@ def before_cat_reads_message(user_message_json, cat):
     """Put the scratchpad and the task phase into the user's working memory every turn."""
     runtime.attach_state(cat)
     return user_message_json
+
+
+@hook
+def after_cat_bootstrap(cat):
+    """Bring the configured repository's index up to date in the background at start-up."""
+    runtime.index_at_startup(cat)
+
+
+@hook
+def before_cat_recalls_declarative_memories(declarative_recall_config, cat):
+    """Recall a few more declarative memories: code points are taken out afterwards."""
+    return runtime.widen_declarative_recall(declarative_recall_config)
+
+
+@hook
+def after_cat_recalls_memories(cat):
+    """Keep code out of the ordinary recall; the plugin formats it for the prompt itself."""
+    runtime.split_code_recall(cat)
+
+
+@hook
+def before_agent_starts(agent_input, cat):
+    """Hand this turn's recalled code to the prompt as a variable (braces stay intact)."""
+    agent_input.code_context = runtime.code_context()
+    return agent_input
+
+
+@hook
+def agent_prompt_suffix(prompt_suffix, cat):
+    """Show recalled code, with its newlines and locations, when there is any."""
+    return runtime.add_code_section(prompt_suffix)

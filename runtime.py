@@ -121,9 +121,14 @@ def data_dir(settings: PluginSettings) -> str:
     """
     if settings.data_folder.strip():
         return os.path.abspath(os.path.expanduser(settings.data_folder.strip()))
+    return os.path.join(cat_data_dir(), DATA_DIR_NAME)
+
+
+def cat_data_dir() -> str:
+    """The Cat's own data folder: where its metadata file (``CCAT_METADATA_FILE``) lives."""
     metadata_file = os.environ.get("CCAT_METADATA_FILE", os.path.join("cat", "data",
                                                                       "metadata.json"))
-    return os.path.abspath(os.path.join(os.path.dirname(metadata_file), DATA_DIR_NAME))
+    return os.path.abspath(os.path.dirname(metadata_file))
 
 
 def status_report(cat: Any) -> str:
@@ -165,3 +170,121 @@ def start_request(cat: Any, request: Mapping[str, Any]) -> SessionState:
         state.commit_id = ""
         save_state(cat, state)
         return state
+
+
+# -- code index: tools and hooks ----------------------------------------------------------------
+
+#: Extra declarative memories recalled so that, after code points are removed, the ordinary
+#: recall still has its usual number of non-code memories.
+EXTRA_RECALL = 10
+
+#: Code points recalled by the Cat that are shown to the agent, formatted by the plugin.
+MAX_CODE_IN_PROMPT = 3
+
+_turn = threading.local()  # per-turn data: every hook of one turn runs in the same thread
+_indexing: dict[str, threading.Thread] = {}
+
+
+def _project(cat: Any):
+    from . import projects
+
+    settings, _ = plugin_settings(cat)
+    project = projects.project_for(cat, settings, data_dir(settings),
+                                   protected=(cat_data_dir(),))
+    return project, settings
+
+
+def start_indexing(cat: Any, *, notify: bool = True) -> str:
+    """Index the configured repository in a worker thread; progress and result go to chat."""
+    from . import projects
+    from .memory.errors import CodeMemoryError
+
+    try:
+        project, settings = _project(cat)
+    except CodeMemoryError as err:
+        return f"Cannot index: {err}"
+    running = _indexing.get(project.root)
+    if running is not None and running.is_alive():
+        return f"`{project.root}` is already being indexed; progress appears as notifications."
+
+    def say(text: str, kind: str = "notification") -> None:
+        if notify:
+            try:
+                cat.send_ws_message(text, kind)
+            except Exception as err:  # a closed socket must not kill the indexing run
+                log.info("could not notify %s: %s", getattr(cat, "user_id", "?"), err)
+
+    def work() -> None:
+        try:
+            say(projects.index_project(project, settings, say), "chat")
+        except Exception as err:  # crash boundary of a background thread: report, never lose
+            log.exception("indexing %s failed", project.root)
+            say(f"Indexing `{project.root}` failed: {type(err).__name__}: {err}", "chat")
+
+    thread = threading.Thread(target=work, name=f"codemem-index-{project.root}", daemon=True)
+    _indexing[project.root] = thread
+    thread.start()
+    return f"Indexing `{project.root}` started; I will report progress and the result here."
+
+
+def search_code(cat: Any, question: str) -> str:
+    """Code relevant to ``question`` from the index (LLM-scored), for the agent."""
+    from . import projects
+    from .memory.errors import CodeMemoryError
+
+    if not (question or "").strip():
+        return "Say what code you are looking for."
+    try:
+        project, _ = _project(cat)
+    except CodeMemoryError as err:
+        return f"Cannot search the code: {err}"
+    return projects.search(project, question)
+
+
+def widen_declarative_recall(config: dict) -> dict:
+    """Recall more declarative memories, remembering how many the Cat wanted."""
+    _turn.wanted = int(config.get("k", 3))
+    _turn.code = []
+    config["k"] = _turn.wanted + EXTRA_RECALL
+    return config
+
+
+def split_code_recall(cat: Any) -> None:
+    """Keep code points out of the ordinary declarative recall; keep them for the prompt."""
+    from .memory.vector_sink import is_code_point
+
+    wanted = getattr(_turn, "wanted", None)
+    recalled = list(cat.working_memory.declarative_memories or [])
+    code = [m for m in recalled if is_code_point(getattr(m[0], "metadata", None))]
+    other = [m for m in recalled if not is_code_point(getattr(m[0], "metadata", None))]
+    cat.working_memory.declarative_memories = other[:wanted] if wanted is not None else other
+    _turn.code = code[:MAX_CODE_IN_PROMPT]
+
+
+def code_context() -> str:
+    """The code points recalled this turn, formatted with their newlines and locations."""
+    blocks = []
+    for doc, score, *_ in getattr(_turn, "code", None) or []:
+        meta = doc.metadata or {}
+        where = f"{meta.get('path', '?')}:{meta.get('start_line', '?')}-{meta.get('end_line', '?')}"
+        blocks.append(f"{meta.get('qualified_name', '')} ({where}, similarity {score:.2f})\n"
+                      f"```{meta.get('language', '')}\n{doc.page_content}\n```")
+    return "\n\n".join(blocks)
+
+
+def add_code_section(prompt_suffix: str) -> str:
+    """Add a ``{code_context}`` placeholder when this turn recalled code.
+
+    The code itself travels as a prompt variable (set by ``before_agent_starts``): the suffix
+    is an f-string template, and literal braces in code would break the turn.
+    """
+    if not getattr(_turn, "code", None):
+        return prompt_suffix
+    return prompt_suffix + "\n\n# Code from the indexed repository\n{code_context}\n"
+
+
+def index_at_startup(cheshire_cat: Any) -> None:
+    """After the Cat boots, bring the index of the configured repository up to date."""
+    settings, _ = plugin_settings(cheshire_cat)
+    if settings.repository_path.strip():
+        log.info("code working memory: %s", start_indexing(cheshire_cat, notify=False))

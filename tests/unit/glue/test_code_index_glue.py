@@ -1,0 +1,134 @@
+"""The indexing glue end to end: settings -> project -> index -> Qdrant -> recall split.
+
+Real parts throughout (SQLite, the parsing pool, a local Qdrant collection created as the Cat
+creates it); the Cat's StrayCat is stood in for by the attributes runtime reads.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+from qdrant_client import QdrantClient
+
+from codemem import projects, runtime
+from codemem.memory.embedding import HashingEmbedder
+
+from ..memory.codebase.catlike import CatLikeCollection, Document
+from .test_runtime import WorkingMemoryStandIn
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "workspace"
+    (root / "utils").mkdir(parents=True)
+    (root / "utils" / "dates.py").write_text(
+        "def parse_iso(text):\n    \"\"\"Parse an ISO date.\"\"\"\n    return {'y': text[:4]}\n")
+    (root / "app.py").write_text("from utils.dates import parse_iso\n\n"
+                                 "def main():\n    return parse_iso('2026-01-01')\n")
+    return root
+
+
+def make_cat(tmp_path, repo_path):
+    embedder = HashingEmbedder()
+    client = QdrantClient(":memory:")
+    dim = len(embedder.embed_query("probe"))
+    declarative = CatLikeCollection(client, "declarative", "HashingEmbedder", dim)
+    settings = {"repository_path": str(repo_path), "data_folder": str(tmp_path / "data")}
+    plugin = SimpleNamespace(load_settings=lambda: settings)
+    sent = []
+    cat = SimpleNamespace(
+        user_id="alice", working_memory=WorkingMemoryStandIn(), embedder=embedder,
+        memory=SimpleNamespace(vectors=SimpleNamespace(declarative=declarative)),
+        mad_hatter=SimpleNamespace(plugins={runtime.PLUGIN_ID: plugin}),
+        send_ws_message=lambda content, kind="notification": sent.append((kind, content)))
+    return cat, sent, declarative
+
+
+def wait_for_indexing():
+    for thread in list(runtime._indexing.values()):
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+
+
+def test_index_tool_indexes_in_the_background_and_reports_in_chat(tmp_path, repo):
+    cat, sent, declarative = make_cat(tmp_path, repo)
+    reply = runtime.start_indexing(cat)
+    assert reply.startswith(f"Indexing `{repo}` started")
+    wait_for_indexing()
+    kind, summary = sent[-1]
+    assert kind == "chat" and "2 indexed" in summary and "code entities" in summary
+    points, _ = declarative.get_all_points()
+    names = sorted(p.payload["metadata"]["qualified_name"] for p in points)
+    assert names == ["main", "parse_iso"]
+    assert all(p.payload["metadata"]["source"] for p in points)
+    assert not (repo / ".codemem").exists()
+    assert (tmp_path / "data" / "repositories").is_dir()
+
+
+def test_a_second_request_while_indexing_is_refused_politely(tmp_path, repo, monkeypatch):
+    cat, sent, _ = make_cat(tmp_path, repo)
+    gate = threading.Event()
+    monkeypatch.setattr(projects, "index_project", lambda *a, **k: gate.wait(30) and "done")
+    runtime.start_indexing(cat)
+    assert "already being indexed" in runtime.start_indexing(cat)
+    gate.set()
+    wait_for_indexing()
+
+
+@pytest.mark.parametrize("path", ["", "/", "relative/dir", "/does/not/exist"])
+def test_bad_repository_settings_give_a_clear_message(tmp_path, path):
+    cat, sent, _ = make_cat(tmp_path, path)
+    assert runtime.start_indexing(cat).startswith("Cannot index: ")
+    assert runtime.search_code(cat, "dates").startswith("Cannot search the code: ")
+    assert sent == []
+
+
+def test_recall_split_keeps_code_out_of_ordinary_memories_and_formats_it(tmp_path, repo):
+    cat, _, declarative = make_cat(tmp_path, repo)
+    runtime.start_indexing(cat, notify=False)
+    wait_for_indexing()
+    config = runtime.widen_declarative_recall({"k": 2, "threshold": 0.1, "embedding": None,
+                                               "metadata": {}})
+    assert config["k"] == 2 + runtime.EXTRA_RECALL
+    vector = cat.embedder.embed_query("parse iso date")
+    code = declarative.recall_memories_from_embedding(vector, k=10, threshold=-1)
+    ordinary = [(Document(f"fact {i}", {"source": "user.pdf"}), 0.5, None, f"id{i}")
+                for i in range(4)]
+    cat.working_memory.declarative_memories = code + ordinary
+    runtime.split_code_recall(cat)
+    assert [d.page_content for d, *_ in cat.working_memory.declarative_memories] == [
+        "fact 0", "fact 1"]
+    text = runtime.code_context()
+    assert "parse_iso (utils/dates.py:1-3" in text
+    assert "return {'y': text[:4]}" in text  # braces intact: it is a prompt variable
+    suffix = runtime.add_code_section("Base suffix {tools_output}")
+    assert suffix.endswith("{code_context}\n") and suffix.count("{") == 2
+
+
+def test_no_code_recalled_leaves_the_prompt_alone(tmp_path, repo):
+    cat, _, _ = make_cat(tmp_path, repo)
+    runtime.widen_declarative_recall({"k": 3})
+    cat.working_memory.declarative_memories = []
+    runtime.split_code_recall(cat)
+    assert runtime.code_context() == ""
+    assert runtime.add_code_section("S") == "S"
+
+
+def test_throttle_lets_one_call_through_per_interval():
+    now = [0.0]
+    throttle = projects.Throttle(3.0, clock=lambda: now[0])
+    seen = []
+    for t in [0.0, 1.0, 2.9, 3.0, 3.5, 7.0]:
+        now[0] = t
+        seen.append(throttle.ready())
+    assert seen == [True, False, False, True, False, True]
+
+
+def test_repository_ids_are_stable_and_path_safe():
+    a = projects.repository_id("/work/my repo/../x")
+    assert a == projects.repository_id("/work/my repo/../x")
+    assert "/" not in a and " " not in a and a != projects.repository_id("/other/x")
+    time.sleep(0)
