@@ -58,19 +58,36 @@ class DulwichBackend:
     def has_object(self, sha: str) -> bool:
         return sha.encode() in self._store
 
+    def _refresh(self) -> None:
+        """Forget dulwich's cached packed-refs: ``git gc`` or another process may have rewritten
+        them (dulwich reads the file once per ``Repo`` otherwise)."""
+        refs = self._repo.refs
+        refs._packed_refs = None  # type: ignore[attr-defined]
+        refs._peeled_refs = None  # type: ignore[attr-defined]
+        refs.get_packed_refs()  # reload now: removal skips packed refs when the cache is empty
+
     def get_ref(self, ref: str) -> str | None:
+        self._refresh()
         try:
             return self._repo.refs[ref.encode()].decode()
         except KeyError:
             return None
 
     def list_refs(self, prefix: str) -> dict[str, str]:
-        base = prefix.rstrip("/").encode()
-        found = self._repo.refs.as_dict(base)
-        return {prefix + key.decode(): sha.decode() for key, sha in found.items()}
+        self._refresh()
+        found = {}
+        # ``subkeys`` matches packed refs by plain prefix: pass the trailing "/" so task "t"
+        # never lists task "t2"'s refs.
+        for key in self._repo.refs.subkeys(prefix.encode()):
+            try:
+                found[prefix + key.decode()] = self._repo.refs[prefix.encode() + key].decode()
+            except KeyError:  # deleted meanwhile
+                continue
+        return found
 
     def cas_ref(self, ref: str, old: str | None, new: str | None) -> bool:
         name = ref.encode()
+        self._refresh()
         # No reflog message: like git in a bare repo, no reflog is written (an append that a kill
         # could tear would be one more file to repair).
         try:

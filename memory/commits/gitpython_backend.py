@@ -120,6 +120,11 @@ class GitPythonBackend:
         # The persistent ``git cat-file`` readers inherit os.environ: pin what could redirect them.
         self._repo.git.update_environment(**pinned_env(self._path))
         self._odb = self._repo.odb
+        # Writes go straight to loose objects (temp file + rename, then our fsync): GitPython's
+        # own ``store`` spawns ``git hash-object`` per object and skips objects already packed.
+        from gitdb import LooseObjectDB
+
+        self._loose = LooseObjectDB(str(self._path / "objects"))
 
     def write_objects(self, objects: Sequence[RawObject]) -> None:
         from gitdb import IStream
@@ -128,7 +133,7 @@ class GitPythonBackend:
             binsha = bytes.fromhex(raw.sha)
             if self._odb.has_object(binsha):
                 continue
-            stored = self._odb.store(IStream(raw.kind, len(raw.body), io.BytesIO(raw.body)))
+            stored = self._loose.store(IStream(raw.kind, len(raw.body), io.BytesIO(raw.body)))
             if stored.hexsha.decode() != raw.sha:
                 raise CommitIndexError(f"gitdb hashed {raw.kind} {raw.sha} as {stored.hexsha!r}")
             fsync_path(self._path / "objects" / raw.sha[:2] / raw.sha[2:])

@@ -278,3 +278,25 @@ def test_identical_input_gives_identical_commit_ids_on_both_backends(tmp_path) -
             ids.append([draft(ix, "t", "v1\n"), ix.head("t")])
         fsck(ix.root)
     assert ids[0] == ids[1]
+
+
+def test_history_keeps_working_after_git_gc_packs_it(index: CommitIndex) -> None:
+    """Users may run ``git gc``: packed objects and packed refs must stay readable and writable."""
+    if not git_available():
+        pytest.skip("needs git to pack the repository")
+    first = index.start_task("t", {"pkg/mod.py": "v0\n"})
+    bad = draft(index, "t", "v1\n", "failed")
+    index.rollback("t")
+    index.start_task("t2", {"x.py": "0\n"})
+    other = draft(index, "t2", "w\n", "failed")
+    index.rollback("t2")
+    git_out(index.root, "gc", "--quiet", "--prune=now")
+    assert index.undo_stack("t2") == [other]  # packed "t2" refs never leak into task "t"
+    assert (index.root / "packed-refs").exists() and not (
+        index.root / "refs/heads/tasks/t"
+    ).exists()
+    assert index.show(bad).files == {"pkg/mod.py": "v1\n"} and index.undo_stack("t") == [bad]
+    assert index.redo("t") == bad
+    nxt = draft(index, "t", "v2\n")
+    assert [e.id for e in index.log("t")] == [nxt, bad, first]
+    assert index.delete_task("t") == 1 and index.tasks() == ["t2"]
