@@ -47,6 +47,10 @@ def test_success_first_try_commits_and_records(store, notes) -> None:  # noqa: F
     assert "Acceptance checks (number: text):\n1: words are joined with sep" in judge
     assert "All checks passed." in judge  # the judge saw the example test results
     assert notes.get(TASK, "loop.status") == "committed"
+    recorded = set(notes.snapshot(TASK))
+    assert {f"iter1.{k}" for k in ("context", "generation", "apply", "judge", "validation",
+                                   "decision")} <= recorded
+    assert notes.get(TASK, "iter1.judge")["passed"] is True
     steps = [(e.step, e.status) for e in events]
     for step in [("context", "started"), ("generate", "started"), ("validate", "done"),
                  ("judge", "started"), ("commit", "done"), ("done", "done")]:
