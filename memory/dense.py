@@ -17,6 +17,8 @@ from .embedding import VectorIndex, as_matrix, embedder_key
 from .store import MemoryStore, Mutation
 
 _REEMBED_CHUNK = 512
+#: how many more neighbours than wanted to fetch before applying a metadata filter
+WIDEN = 20
 
 
 class DenseStage:
@@ -66,12 +68,24 @@ class DenseStage:
             self._index = None
 
     def search(self, query: str, k: int, filters: Mapping[str, Any] | None) -> list[int]:
-        """Seqs of the ``k`` nearest memories to ``query`` (restricted by ``filters``)."""
+        """Seqs of the ``k`` nearest memories to ``query`` (restricted by ``filters``).
+
+        With filters, the nearest ``WIDEN * k`` are filtered first (cheap); only when too few
+        of them pass is the filter evaluated over the whole table.
+        """
         vector = as_matrix(self._embedder.embed_query(query), self.space()[1])[0]
-        allowed = self._store.matching_seqs(filters) if filters else None
         with self._lock:
             index = self._current()
-            return index.search(vector, k, allowed)
+            wide = index.search(vector, k * WIDEN if filters else k)
+        if not filters:
+            return wide
+        passed = set(self._store.filter_seqs(wide, filters))
+        hits = [seq for seq in wide if seq in passed][:k]
+        if len(hits) >= k or len(wide) < k * WIDEN:
+            return hits
+        allowed = self._store.matching_seqs(filters)
+        with self._lock:
+            return self._current().search(vector, k, allowed)
 
     def _current(self) -> VectorIndex:
         if self._index is not None and self._store.generation() == self._generation:

@@ -14,7 +14,6 @@ Why this shape:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -25,18 +24,20 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from .errors import StoreError
 from .retrieval import compile_filter, fts_match_expression, identifier_tokens
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
+from .store_support import canonical_json, content_hash, journal_mode_for, utc_now
+
+__all__ = ["MemoryRecord", "MemoryStore", "Mutation", "NewRow", "StoreClosed", "canonical_json",
+           "content_hash", "journal_mode_for", "utc_now"]
 
 #: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
 COMMON_FRACTION = 0.05
 COMMON_MIN = 1000
 
-NETWORK_FS_PREFIXES = ("nfs", "cifs", "smb", "9p", "virtiofs", "fuse", "ceph", "glusterfs")
 
 _FILE_LOCKS: dict[str, threading.RLock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()
@@ -44,52 +45,6 @@ _FILE_LOCKS_GUARD = threading.Lock()
 
 class StoreClosed(StoreError):
     """The store (or the ``MemorySystem`` owning it) was closed; create a new one."""
-
-
-def utc_now() -> str:
-    """ISO 8601 UTC timestamp with microseconds, e.g. ``2026-11-21T12:00:00.000000+00:00``."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
-def canonical_json(metadata: Mapping[str, Any] | None) -> str:
-    """Metadata as sorted, strict JSON; ``ValueError`` for non-JSON values or NaN."""
-    if metadata is None:
-        return "{}"
-    if not isinstance(metadata, Mapping):
-        raise ValueError(f"metadata must be a dict or None, got {type(metadata).__name__}")
-    try:
-        return json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as err:
-        raise ValueError(f"metadata is not JSON-serialisable: {err}") from err
-
-
-def content_hash(text: str, metadata_json: str) -> str:
-    """Identity of a memory's content: exact duplicates and score-cache keys use it."""
-    return hashlib.sha256(f"{text}\x00{metadata_json}".encode()).hexdigest()
-
-
-def journal_mode_for(path: str, mountinfo: str | None = None) -> str:
-    """``"wal"`` unless the file's mount is a network/VM-shared filesystem (then ``"delete"``)."""
-    if path == ":memory:":
-        return "memory"
-    if mountinfo is None:
-        try:
-            with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as fh:
-                mountinfo = fh.read()
-        except OSError:
-            return "wal"
-    target = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-    best, fstype = "", ""
-    for line in mountinfo.splitlines():
-        fields = line.split(" - ", 1)
-        head = fields[0].split()
-        if len(fields) < 2 or len(head) < 5:
-            continue
-        mount_point = head[4].replace("\\040", " ")
-        inside = target == mount_point or target.startswith(mount_point.rstrip("/") + "/")
-        if inside and len(mount_point) >= len(best):
-            best, fstype = mount_point, fields[1].split()[0]
-    return "delete" if fstype.lower().startswith(NETWORK_FS_PREFIXES) else "wal"
 
 
 def _file_lock(path: str) -> threading.RLock:
@@ -398,6 +353,16 @@ class MemoryStore:
         where, params = compile_filter(filters)
         return [r[0] for r in self._read(lambda c: c.execute(
             f"SELECT seq FROM memories WHERE {where}", params).fetchall())]
+
+    def filter_seqs(self, seqs: Sequence[int], filters: Mapping[str, Any]) -> list[int]:
+        """The subset of ``seqs`` whose metadata matches ``filters``."""
+        if not seqs:
+            return []
+        where, params = compile_filter(filters)
+        marks = ",".join("?" * len(seqs))
+        return [r[0] for r in self._read(lambda c: c.execute(
+            f"SELECT seq FROM memories WHERE seq IN ({marks}) AND {where}",
+            [*seqs, *params]).fetchall())]
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every change of ``memory_id``, oldest first (kept after deletion)."""

@@ -253,3 +253,20 @@ def test_max_memories_above_candidate_limit_widens_the_scored_set(tmp_path):
         system.add_memories([f"note {i} on caching" for i in range(30)])
         assert len(asyncio.run(system.retrieve_relevant_memories("caching"))) == 8
         assert llm.calls == 8
+
+
+def test_dense_filter_falls_back_to_a_full_scan_for_rare_matches(tmp_path):
+    llm = async_llm(default=0.9)
+    with make_system(tmp_path, llm, use_dense=True, candidate_limit=5, max_memories=5) as system:
+        items = [(f"shared words entry {i}", {"group": "many"}) for i in range(1300)]
+        items.append(("shared words entry special", {"group": "rare"}))
+        system.add_memories(items)
+        found = asyncio.run(system.retrieve_relevant_memories(
+            "shared words", filters={"group": "rare"}))
+        assert [m.text for m in found] == ["shared words entry special"]
+        dense = system._dense.search("shared words", 60, {"group": "rare"})  # the fallback path
+        assert [system._store.get_by_seq(dense)[s].text for s in dense] == [
+            "shared words entry special"]
+        many = asyncio.run(system.retrieve_relevant_memories(
+            "shared words", filters={"group": "many"}))
+        assert len(many) == 5 and all(m.metadata == {"group": "many"} for m in many)
