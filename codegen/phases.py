@@ -69,6 +69,40 @@ def allowed_targets(phase: CodegenPhase) -> frozenset[CodegenPhase]:
     return TRANSITIONS[phase]
 
 
+#: Tie-break between equally short paths: the pessimistic phase first, so that following
+#: events never claims a commit (or a finish) that did not happen.
+_CAUTION = [_P.IDLE, _P.COLLECTING, _P.METACODE_CONFIRMED, _P.DRAFTING, _P.VALIDATING,
+            _P.ROLLED_BACK, _P.FAILED, _P.REVIEWING, _P.COMMITTED, _P.DONE]
+
+
+def path_to(current: CodegenPhase, target: CodegenPhase) -> list[CodegenPhase]:
+    """The shortest chain of legal moves from ``current`` to ``target`` (excluding ``current``).
+
+    Used when a driver reports coarse events ("validation started", "rolled back") and the
+    phase must follow through the intermediate phases instead of jumping. Raises
+    ``IllegalTransition`` when ``target`` cannot be reached at all.
+    """
+    current, target = CodegenPhase(current), CodegenPhase(target)
+    if current is target:
+        return []
+    previous: dict[CodegenPhase, CodegenPhase] = {}
+    frontier = [current]
+    while frontier:
+        nxt = []
+        for phase in frontier:
+            for step in sorted(TRANSITIONS[phase], key=_CAUTION.index):
+                if step not in previous and step is not current:
+                    previous[step] = phase
+                    nxt.append(step)
+        if target in previous:
+            chain = [target]
+            while chain[-1] is not current and previous[chain[-1]] is not current:
+                chain.append(previous[chain[-1]])
+            return chain[::-1]
+        frontier = nxt
+    raise IllegalTransition(f"{target.value!r} cannot be reached from {current.value!r}")
+
+
 class PhaseMachine:
     """The phase of one task, with the moves that led there."""
 
@@ -108,6 +142,12 @@ class PhaseMachine:
         self._phase = target
         self.failure_reason = reason if target is CodegenPhase.FAILED else ""
         return target
+
+    def walk_to(self, target: CodegenPhase, reason: str = "") -> CodegenPhase:
+        """Reach ``target`` through legal moves (each one recorded); see ``path_to``."""
+        for step in path_to(self._phase, target):
+            self.advance(step, reason)
+        return self._phase
 
     def fail(self, reason: str) -> CodegenPhase:
         """Move to FAILED with a reason (legal from every active phase)."""

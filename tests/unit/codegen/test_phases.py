@@ -102,3 +102,31 @@ def test_round_trip_as_plain_data():
 def test_phase_values_are_plain_strings_for_the_working_memory():
     assert P.DRAFTING == "drafting"
     assert [p.value for p in CodegenPhase][:3] == ["idle", "collecting", "metacode_confirmed"]
+
+
+@pytest.mark.parametrize(
+    ("start", "target", "expected"),
+    [(P.DRAFTING, P.DRAFTING, []),
+     (P.METACODE_CONFIRMED, P.VALIDATING, [P.DRAFTING, P.VALIDATING]),
+     (P.VALIDATING, P.DRAFTING, [P.ROLLED_BACK, P.DRAFTING]),
+     (P.DRAFTING, P.ROLLED_BACK, [P.VALIDATING, P.ROLLED_BACK]),
+     (P.COMMITTED, P.REVIEWING, [P.REVIEWING]),
+     (P.DRAFTING, P.DONE, [P.VALIDATING, P.COMMITTED, P.DONE])],
+)
+def test_path_to_follows_legal_moves_only(start, target, expected):
+    from codemem.codegen.phases import path_to
+
+    assert path_to(start, target) == expected
+    m = PhaseMachine(start)
+    m.walk_to(target, "event")
+    assert m.phase is target and [h["to"] for h in m.history] == [p.value for p in expected]
+
+
+def test_unreachable_targets_raise(monkeypatch):
+    from codemem.codegen import phases
+
+    table = dict(phases.TRANSITIONS)
+    table[P.DONE] = frozenset()
+    monkeypatch.setattr(phases, "TRANSITIONS", table)
+    with pytest.raises(IllegalTransition, match="cannot be reached"):
+        phases.path_to(P.DONE, P.FAILED)

@@ -1,0 +1,38 @@
+"""What a user's reply to a proposal means: go ahead, cancel, or change something.
+
+Used when the plugin shows the meta-code and waits: short, explicit words decide; anything
+else is feedback to fold into the next proposal. Deliberately conservative: "yes, but make it
+async" is feedback, not a confirmation, so nothing starts on a half-agreement.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+CONFIRM_WORDS = frozenset({
+    "go", "yes", "y", "ok", "okay", "confirm", "confirmed", "start", "proceed", "do it",
+    "go ahead", "looks good", "lgtm", "sure", "yes please", "sounds good", "correct",
+})
+CANCEL_WORDS = frozenset({
+    "cancel", "stop", "abort", "no", "n", "nevermind", "never mind", "forget it", "drop it",
+    "quit", "exit",
+})
+
+
+class ReplyIntent(str, Enum):
+    """The three ways a proposal can be answered."""
+
+    CONFIRM = "confirm"
+    CANCEL = "cancel"
+    FEEDBACK = "feedback"
+
+
+def classify_reply(text: str) -> ReplyIntent:
+    """Classify a reply to a proposal (punctuation and case are ignored)."""
+    words = " ".join(re.sub(r"[^\w\s']", " ", (text or "").lower()).split())
+    if words in CONFIRM_WORDS:
+        return ReplyIntent.CONFIRM
+    if words in CANCEL_WORDS:
+        return ReplyIntent.CANCEL
+    return ReplyIntent.FEEDBACK
