@@ -10,8 +10,8 @@ import pytest
 
 from codemem.memory.commits import CommitIndex
 from codemem.memory.commits.episodes import memory_search
-from tests.fakes import FunctionLLM
 
+from ....fakes import FunctionLLM
 from .conftest import Clock
 
 
