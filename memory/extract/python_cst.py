@@ -85,9 +85,7 @@ def _make_visitor(cst: Any, module: Any, positions: Any, index: LineIndex) -> An
                 start_line=start.start.line,
                 end_line=positions[node].end.line,
                 signature=signature,
-                decorators=tuple(
-                    module.code_for_node(d.decorator).strip() for d in node.decorators
-                ),
+                decorators=tuple(self._decorator(d) for d in node.decorators),
                 docstring_literal=self._doc_literal(node.body),
                 parent=self.stack[-1] if self.stack else None,
                 order=len(self.defs),
@@ -95,6 +93,13 @@ def _make_visitor(cst: Any, module: Any, positions: Any, index: LineIndex) -> An
             self.ignore.add(id(node.name))
             self.defs.append(raw)
             self.stack.append(raw)
+
+        @staticmethod
+        def _decorator(decorator: Any) -> str:
+            """Exact original text (out of context libcst would re-indent continuations)."""
+            pos = positions[decorator.decorator].start
+            rendered = module.code_for_node(decorator.decorator)
+            return _original_span(index, pos.line, pos.column, rendered).strip()
 
         @staticmethod
         def _doc_literal(body: Any) -> str | None:
