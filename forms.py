@@ -1,7 +1,8 @@
 """GLUE: the conversational form that collects a code request.
 
-The form asks for what the code must do, where it goes and the symbol's name, confirms, and
-hands the request to ``runtime``, which opens the task (scratchpad + phase).
+The form asks for what the code must do, where it goes and the symbol's name, then hands the
+request to ``runtime``, which opens the task and answers with proposed meta-code; the user
+confirms *that* (the meaningful confirmation), so the form itself does not ask twice.
 """
 
 from cat.experimental.form import CatForm, form
@@ -29,11 +30,7 @@ class CodeRequestForm(CatForm):
         "generate python code for",
     ]
     stop_examples = ["stop writing code", "cancel the code request"]
-    ask_confirm = True
+    ask_confirm = False
 
     def submit(self, form_data):
-        state = runtime.start_request(self.cat, form_data)
-        return {
-            "output": f"Recorded code request as task `{state.task_id}` "
-            f"(`{form_data['symbol']}` in `{form_data['target_path']}`)."
-        }
+        return {"output": runtime.propose_request(self.cat, form_data)}

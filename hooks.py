@@ -41,3 +41,13 @@ def before_agent_starts(agent_input, cat):
 def agent_prompt_suffix(prompt_suffix, cat):
     """Show recalled code, with its newlines and locations, when there is any."""
     return runtime.add_code_section(prompt_suffix)
+
+
+@hook
+def agent_fast_reply(fast_reply, cat):
+    """While proposed meta-code awaits an answer, handle "go", "cancel" or changes directly."""
+    message = cat.working_memory.user_message_json
+    answer = runtime.reply_to_proposal(cat, getattr(message, "text", "") or "")
+    if answer is not None:
+        fast_reply["output"] = answer
+    return fast_reply

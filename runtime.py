@@ -161,11 +161,10 @@ def start_request(cat: Any, request: Mapping[str, Any]) -> SessionState:
     """Open a task for a confirmed code request: scratchpad notes and the phase."""
     with user_lock(cat):
         state = load_state(cat)
-        if state.phase.phase.terminal:
-            state.phase.advance(CodegenPhase.COLLECTING, "new request")
-        elif state.phase.phase is not CodegenPhase.COLLECTING:
-            state.phase.reset()
-            state.phase.advance(CodegenPhase.COLLECTING, "new request")
+        phase = state.phase.phase
+        if not phase.terminal and phase not in (CodegenPhase.IDLE, CodegenPhase.COLLECTING):
+            state.phase.reset()  # a new request abandons the unfinished one (history keeps it)
+        state.phase.advance(CodegenPhase.COLLECTING, "new request")
         state.task_id = state.scratchpad.start_task(initial={"request": dict(request)})
         state.commit_id = ""
         save_state(cat, state)
@@ -288,3 +287,150 @@ def index_at_startup(cheshire_cat: Any) -> None:
     settings, _ = plugin_settings(cheshire_cat)
     if settings.repository_path.strip():
         log.info("code working memory: %s", start_indexing(cheshire_cat, notify=False))
+
+
+# -- the code request: proposal, confirmation, draft loop -----------------------------------------
+
+_drafting: dict[str, threading.Thread] = {}
+
+
+def propose_request(cat: Any, request: Mapping[str, Any]) -> str:
+    """Open a task for the request and answer with proposed meta-code to confirm."""
+    from . import drafting
+    from .codegen.errors import CodegenError
+    from .memory.errors import CodeMemoryError
+
+    state = start_request(cat, request)
+    try:
+        project, _ = _project(cat)
+        meta = drafting.propose(project, request, [], cat.llm)
+    except (CodeMemoryError, CodegenError) as err:
+        _fail(cat, state.task_id, f"could not prepare the request: {err}")
+        return f"I could not prepare the request: {err}"
+    _remember_proposal(cat, state.task_id, meta.to_dict(), [])
+    return f"{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+
+
+def reply_to_proposal(cat: Any, text: str) -> str | None:
+    """Answer a message while meta-code awaits confirmation; ``None`` when nothing awaits."""
+    from . import drafting
+    from .codegen.errors import CodegenError
+    from .codegen.replies import ReplyIntent
+    from .memory.errors import CodeMemoryError
+
+    state = load_state(cat)
+    task = state.task_id
+    if (state.phase.phase is not CodegenPhase.COLLECTING or not task
+            or task not in state.scratchpad.tasks()
+            or state.scratchpad.get(task, "awaiting") != "metacode"):
+        return None
+    intent = drafting.classify(text)
+    if intent is ReplyIntent.CANCEL:
+        _fail(cat, task, "cancelled by the user")
+        return f"Cancelled the request (task `{task}`)."
+    if intent is ReplyIntent.CONFIRM:
+        return _start_drafting(cat, task)
+    feedback = list(state.scratchpad.get(task, "feedback", [])) + [text.strip()]
+    try:
+        project, _ = _project(cat)
+        request = state.scratchpad.get(task, "request")
+        meta = drafting.propose(project, request, feedback, cat.llm)
+    except (CodeMemoryError, CodegenError) as err:
+        return f"I could not revise the proposal: {err}. {drafting.PROPOSAL_HELP}"
+    _remember_proposal(cat, task, meta.to_dict(), feedback)
+    return f"Revised:\n\n{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+
+
+def _remember_proposal(cat: Any, task: str, meta: dict, feedback: list[str]) -> None:
+    with user_lock(cat):
+        state = load_state(cat)
+        state.scratchpad.put(task, "metacode", meta)
+        state.scratchpad.put(task, "feedback", feedback)
+        state.scratchpad.put(task, "awaiting", "metacode")
+        save_state(cat, state)
+
+
+def _fail(cat: Any, task: str, reason: str) -> None:
+    with user_lock(cat):
+        state = load_state(cat)
+        if state.task_id == task and not state.phase.phase.terminal:
+            state.phase.fail(reason)
+            save_state(cat, state)
+
+
+def _update(cat: Any, task: str, worker_pad: Any, phase: CodegenPhase | None = None,
+            commit_id: str = "") -> None:
+    """Merge the worker's notes and phase into the user's state (under the user's lock)."""
+    with user_lock(cat):
+        state = load_state(cat)
+        if state.task_id != task:
+            return  # the user moved on to another task; keep the notes in the history only
+        state.scratchpad.import_task(task, worker_pad.export_task(task))
+        if phase is not None and state.phase.phase is not phase:
+            state.phase.walk_to(phase, "draft loop")
+        if commit_id:
+            state.commit_id = commit_id
+        save_state(cat, state)
+        refresh = getattr(cat, "update_working_memory_cache", None)
+        if callable(refresh):  # file_system cache: persist now, not at the next turn
+            refresh()
+
+
+def _start_drafting(cat: Any, task: str) -> str:
+    from . import drafting, projects
+    from .codegen.metacode import MetaCode
+    from .memory.errors import CodeMemoryError
+
+    running = _drafting.get(str(cat.user_id))
+    if running is not None and running.is_alive():
+        return "A draft is already being prepared; wait for its result."
+    try:
+        project, settings = _project(cat)
+    except CodeMemoryError as err:
+        return f"Cannot start drafting: {err}"
+    with user_lock(cat):
+        state = load_state(cat)
+        state.phase.advance(CodegenPhase.METACODE_CONFIRMED, "confirmed by the user")
+        state.scratchpad.put(task, "awaiting", "")
+        meta = MetaCode.from_dict(state.scratchpad.get(task, "metacode"))
+        pad = Scratchpad()
+        pad.import_task(task, state.scratchpad.export_task(task))
+        save_state(cat, state)
+    throttle = projects.Throttle(projects.PROGRESS_INTERVAL_S)
+
+    def on_progress(event: Any) -> None:
+        phase = drafting.phase_for(event)
+        if phase is not None:
+            _update(cat, task, pad, phase)
+        if throttle.ready():
+            _notify(cat, f"Draft {event.iteration}: {event.step} {event.status}"
+                         + (f" ({event.message[:120]})" if event.message else ""))
+
+    def work() -> None:
+        try:
+            outcome = drafting.run(project, settings, meta, task, pad, on_progress)
+            done = isinstance(outcome, drafting.Committed)
+            diff = ""
+            if done:
+                base = drafting.first_commit(project, task)
+                diff = project.commits.diff(base, outcome.commit_id) if base else ""
+            _update(cat, task, pad,
+                    CodegenPhase.DONE if done else CodegenPhase.FAILED,
+                    outcome.commit_id if done else outcome.last_good)
+            _notify(cat, drafting.outcome_message(outcome, meta, diff), "chat")
+        except Exception as err:  # crash boundary of a background thread: report, never lose
+            log.exception("draft loop of task %s failed", task)
+            _fail(cat, task, f"{type(err).__name__}: {err}")
+            _notify(cat, f"The draft loop stopped with an error: {type(err).__name__}: {err}. "
+                         f"The drafts so far are kept in the history of task `{task}`.", "chat")
+
+    _drafting[str(cat.user_id)] = drafting.start_thread(f"codemem-draft-{task}", work)
+    return (f"Drafting `{meta.symbol}` in `{meta.target_path}` (task `{task}`): I will report "
+            "progress here and post the result when it is ready.")
+
+
+def _notify(cat: Any, text: str, kind: str = "notification") -> None:
+    try:
+        cat.send_ws_message(text, kind)
+    except Exception as err:  # the user may have left; the result stays in the history
+        log.info("could not reach %s: %s", getattr(cat, "user_id", "?"), err)

@@ -213,6 +213,24 @@ class Scratchpad:
 
     # -- persistence --------------------------------------------------------------------------
 
+    def export_task(self, task_id: str) -> dict[str, Any]:
+        """One task's whole state (notes, revisions, log) as plain data."""
+        with self._lock:
+            return _plain(self._task(task_id), task_id)
+
+    def import_task(self, task_id: str, data: Mapping[str, Any]) -> None:
+        """Replace (or add) one task from ``export_task`` output of another scratchpad.
+
+        Lets a worker thread keep its own scratchpad and merge its task back into the user's
+        state without touching the other tasks.
+        """
+        _check_id("task id", task_id)
+        _check_task_layout(task_id, data)
+        copy = _plain(data, task_id)
+        with self._lock:
+            self._tasks[task_id] = copy
+
+
     def to_dict(self) -> dict[str, Any]:
         """Plain, picklable, JSON-safe state: what the glue keeps in ``cat.working_memory``."""
         with self._lock:

@@ -275,3 +275,19 @@ def test_concurrent_writers_lose_no_update():
     for t in threads:
         t.join()
     assert len(pad.snapshot("t")) == 8 * 200
+
+
+def test_export_and_import_one_task_between_scratchpads():
+    worker = Scratchpad(clock=TickingClock())
+    worker.start_task("t", {"a": 1})
+    worker.put("t", "a", 2)
+    user = Scratchpad()
+    user.start_task("other", {"keep": True})
+    user.import_task("t", worker.export_task("t"))
+    assert user.tasks() == ["other", "t"]
+    assert user.snapshot("t") == {"a": 2} and user.history("t") == worker.history("t")
+    assert user.snapshot("other") == {"keep": True}
+    with pytest.raises(ScratchpadError):
+        user.import_task("bad", {"values": {"k": 1}, "log": []})
+    with pytest.raises(TaskNotFound):
+        worker.export_task("missing")

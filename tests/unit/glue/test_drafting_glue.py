@@ -1,0 +1,112 @@
+"""The code-request conversation end to end, through the composition root.
+
+Request -> proposed meta-code -> correction -> "go" -> draft loop in a worker thread (real
+CommitIndex, sandbox, validator, scratchpad) -> result in chat, phase DONE, repository unchanged.
+Only the LLM is scripted: one function answers each kind of prompt and records them all.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codemem import projects, runtime
+from codemem.codegen.phases import CodegenPhase
+
+from ...fakes import FunctionLLM
+from ..codegen.helpers_codegen import GOOD_SLUG, entity, slug_dict
+from .test_code_index_glue import make_cat
+
+REQUEST = {"request": "turn a title into a URL slug", "target_path": "text/slug.py",
+           "symbol": "slugify"}
+
+
+def answer(prompt: str) -> str:
+    if prompt.startswith("You rate how useful a stored memory"):
+        return json.dumps({"score": 0.9, "reason": "relevant"})
+    if prompt.startswith("You turn a programming request into META-CODE"):
+        return json.dumps(slug_dict())
+    if prompt.startswith("You write Python code for one goal"):
+        return entity("text/slug.py", "slugify", GOOD_SLUG)
+    if prompt.startswith("You are a strict reviewer"):
+        return json.dumps({"checks": [{"check": 1, "pass": True, "reason": "joined"},
+                                      {"check": 2, "pass": True, "reason": "lower"}]})
+    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    repo = tmp_path / "workspace"
+    (repo / "text").mkdir(parents=True)
+    original = "def other():\n    return 1\n"
+    (repo / "text" / "slug.py").write_text(original)
+    cat, sent, _ = make_cat(tmp_path, repo)
+    settings = cat.mad_hatter.plugins[runtime.PLUGIN_ID].load_settings()
+    settings.update(extended_loop=False, test_timeout_s=60)
+    llm = FunctionLLM(answer, limit=60)
+    cat.llm = llm
+    monkeypatch.setattr(projects, "cat_llm", llm)
+    return cat, sent, llm, repo, original
+
+
+def wait(cat):
+    thread = runtime._drafting[cat.user_id]
+    thread.join(timeout=180)
+    assert not thread.is_alive()
+
+
+def test_request_correction_go_and_a_committed_draft(setup):
+    cat, sent, llm, repo, original = setup
+    proposal = runtime.propose_request(cat, REQUEST)
+    assert "slugify" in proposal and "Reply **go**" in proposal
+    state = runtime.load_state(cat)
+    assert state.phase.phase is CodegenPhase.COLLECTING
+    assert state.scratchpad.get(state.task_id, "awaiting") == "metacode"
+
+    revised = runtime.reply_to_proposal(cat, "use '-' as the default separator")
+    assert revised.startswith("Revised:")
+    metacode_prompts = [p for p in llm.prompts if "META-CODE" in p[:60]]
+    assert "use '-' as the default separator" in metacode_prompts[-1]
+
+    started = runtime.reply_to_proposal(cat, "go")
+    assert started.startswith("Drafting `slugify` in `text/slug.py`")
+    wait(cat)
+
+    kind, result = sent[-1]
+    assert kind == "chat" and result.startswith("Draft committed as `")
+    assert "def slugify(text: str, sep: str = '-') -> str:" in result
+    assert "```diff" in result and "+def slugify" in result
+    state = runtime.load_state(cat)
+    assert state.phase.phase is CodegenPhase.DONE and state.commit_id
+    assert state.scratchpad.get(state.task_id, "loop.status") == "committed"
+    walked = [h["to"] for h in state.phase.history]
+    assert walked[:4] == ["collecting", "metacode_confirmed", "drafting", "validating"]
+    assert walked[-2:] == ["committed", "done"]
+    assert (repo / "text" / "slug.py").read_text() == original  # never written without "apply"
+    project, _ = runtime._project(cat)
+    assert project.commits.log(state.task_id)[0].id == state.commit_id
+
+
+def test_cancel_drops_the_request_and_nothing_waits_afterwards(setup):
+    cat, sent, llm, _, _ = setup
+    runtime.propose_request(cat, REQUEST)
+    assert runtime.reply_to_proposal(cat, "cancel").startswith("Cancelled the request")
+    state = runtime.load_state(cat)
+    assert state.phase.phase is CodegenPhase.FAILED
+    assert state.phase.failure_reason == "cancelled by the user"
+    assert runtime.reply_to_proposal(cat, "go") is None
+
+
+def test_no_proposal_waiting_means_the_agent_answers(setup):
+    cat, *_ = setup
+    runtime.attach_state(cat)
+    assert runtime.reply_to_proposal(cat, "go") is None
+
+
+def test_an_unusable_repository_setting_is_reported_not_raised(setup):
+    cat, *_ = setup
+    cat.mad_hatter.plugins[runtime.PLUGIN_ID].load_settings()["repository_path"] = "/"
+    reply = runtime.propose_request(cat, REQUEST)
+    assert reply.startswith("I could not prepare the request:") and "system folder" in reply
+    assert runtime.load_state(cat).phase.phase is CodegenPhase.FAILED
