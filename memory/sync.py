@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -27,9 +27,10 @@ SyncLLM = Callable[[str], str]
 class SyncMemorySystem:
     """Synchronous twin of ``MemorySystem``; same constructor, but ``llm`` is ``str -> str``.
 
-    ``system_cls`` builds the wrapped async system (``MemorySystem`` or a subclass such as
-    ``CodeMemorySystem``); extra keyword options go to it. ``.system`` is that async object and
-    ``run(coro)`` runs any of its coroutines synchronously.
+    ``system_cls`` builds the wrapped async system (``MemorySystem`` or a subclass), every
+    argument passed by keyword; extra keyword options go to it too. For a subclass with other
+    defaults (``CodeMemorySystem``) use ``SyncMemorySystem.around(llm, build)``. ``.system`` is
+    the async object and ``run(coro)`` runs any of its coroutines synchronously.
     """
 
     def __init__(
@@ -45,6 +46,26 @@ class SyncMemorySystem:
         system_cls: type[MemorySystem] = MemorySystem,
         **options: Any,
     ) -> None:
+        self._setup(llm)
+        self.system = system_cls(
+            self._async_llm, db_path=db_path, relevance_threshold=relevance_threshold,
+            max_memories=max_memories, batch_size=batch_size, retry_attempts=retry_attempts,
+            retry_delay=retry_delay, **options)
+
+    @classmethod
+    def around(cls, llm: SyncLLM,
+               build: Callable[[Callable[[str], Awaitable[str]]], MemorySystem]
+               ) -> SyncMemorySystem:
+        """Wrap a system built by ``build(async_llm)``, keeping that class's own defaults.
+
+        Example: ``SyncMemorySystem.around(cat.llm, lambda fn: CodeMemorySystem(fn, db_path=p))``.
+        """
+        face = cls.__new__(cls)
+        face._setup(llm)
+        face.system = build(face._async_llm)
+        return face
+
+    def _setup(self, llm: SyncLLM) -> None:
         if not callable(llm):
             raise ValueError("llm must be a function str -> str (e.g. cat.llm)")
         self.llm = llm
@@ -52,8 +73,6 @@ class SyncMemorySystem:
         self._pool_size = 0
         self._helper: ThreadPoolExecutor | None = None
         self._guard = threading.Lock()
-        self.system = system_cls(self._async_llm, db_path, relevance_threshold, max_memories,
-                                 batch_size, retry_attempts, retry_delay, **options)
 
     # -- plumbing --------------------------------------------------------------------------------
     def _llm_pool(self) -> ThreadPoolExecutor:

@@ -134,3 +134,22 @@ def test_wraps_a_subclass(tmp_path):
         memory.add_memories(["keep this note", "drop this note"])
         assert isinstance(memory.system, Boosted)
         assert [m.text for m in memory.retrieve_relevant_memories("note")] == ["keep this note"]
+
+
+def test_around_keeps_the_subclass_defaults(tmp_path):
+    class Other(MemorySystem):
+        def __init__(self, small_model_fn, db_path="other.db", enable_caching=False,
+                     max_memories=15, **kwargs):
+            super().__init__(small_model_fn, db_path, max_memories=max_memories,
+                             enable_caching=enable_caching, **kwargs)
+
+    llm = cat_like_llm({"note": 0.9})
+    face = SyncMemorySystem.around(llm, lambda fn: Other(fn, db_path=str(tmp_path / "o.db")))
+    with face:
+        assert isinstance(face.system, Other) and face.system.max_memories == 15
+        assert face.system.config.enable_caching is False
+        face.add_memory("a note")
+        assert [m.text for m in face.retrieve_relevant_memories("note")] == ["a note"]
+        assert llm.calls == 1
+    with pytest.raises(ValueError):
+        SyncMemorySystem.around(None, lambda fn: Other(fn))
