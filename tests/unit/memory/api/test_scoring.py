@@ -199,3 +199,26 @@ def test_deleting_a_memory_drops_its_cached_scores(tmp_path):
         assert system.get_stats()["cache_stats"]["size"] == 1
         system.delete_memory(memory_id)
         assert system.get_stats()["cache_stats"]["size"] == 0
+
+
+def test_llm_timeout_parameter_and_disabled_cache_through_the_system(tmp_path):
+    async def slow(prompt: str) -> str:
+        await asyncio.sleep(30)
+        return reply(0.9)
+
+    sleep = FakeSleep()
+    with make_system(tmp_path, slow, llm_timeout=0.05, retry_attempts=2, retry_delay=0.25,
+                     enable_caching=False, sleep=sleep) as system:
+        system.add_memory("slow memory")
+        result = asyncio.run(system.retrieve_relevant_memories("slow"))
+        assert [(m.text, m.relevance_score) for m in result] == [("slow memory", 0.0)]
+        assert "timed out after 0.05 s" in result[0].error and sleep.calls == [0.25]
+        stats = system.get_stats()
+        assert stats["cache_stats"]["enabled"] is False and stats["cache_misses"] == 0
+
+
+def test_a_plain_sync_function_is_accepted_as_small_model_fn(tmp_path):
+    with make_system(tmp_path, lambda prompt: reply(0.95, "sync ok")) as system:
+        system.add_memory("anything at all")
+        result = asyncio.run(system.retrieve_relevant_memories("anything"))
+        assert [(m.relevance_score, m.reasoning) for m in result] == [(0.95, "sync ok")]
