@@ -158,10 +158,15 @@ class LLMScript:
     form_json: dict = field(default_factory=dict)
     confirm: bool = True
     answer: str = "FAKE-LLM-ANSWER"
+    #: ``(substring, reply)`` pairs tried first, for the plugin's own prompts.
+    rules: list = field(default_factory=list)
     prompts: list = field(default_factory=list)
 
     def reply(self, prompt: str) -> str:
         self.prompts.append(prompt)
+        for marker, answer in self.rules:
+            if marker in prompt:
+                return answer
         if 'Create a JSON with the correct "action"' in prompt:
             return json.dumps({"action": self.tool_action, "action_input": self.tool_input})
         if "Your task is to fill up a JSON" in prompt:
@@ -221,6 +226,11 @@ class LogCapture:
             logger.remove(self.sink_id)
             self.sink_id = None
 
+    def errors_since(self, mark: int) -> list[str]:
+        """ERROR/CRITICAL records after the first ``mark`` ones, each with its traceback."""
+        return [f"{lvl}: {msg}\n{exc}".rstrip() for lvl, msg, exc in self.records[mark:]
+                if lvl in ("ERROR", "CRITICAL")]
+
     def matching(self, text: str, level: str | None = None) -> list[str]:
         """Messages containing ``text`` (at ``level`` when given), each with its traceback."""
         return [f"{lvl}: {msg}\n{exc}".rstrip() for lvl, msg, exc in self.records
@@ -242,6 +252,10 @@ class CatRun:
     workdir: pathlib.Path
 
     @property
+    def plugins_name(self) -> str:
+        return self.plugins_rel.rstrip("/")
+
+    @property
     def ccat(self) -> Any:
         return self.client.app.state.ccat
 
@@ -255,17 +269,27 @@ class CatRun:
     def toggle(self) -> Any:
         return self.client.put(f"/plugins/toggle/{PLUGIN_ID}")
 
-    def chat(self, text: str, user: str = "alice", max_frames: int = 50) -> dict:
-        """One turn through ``/ws/<user>``; the final ``chat`` or ``error`` frame."""
+    def chat(self, text: str, user: str = "alice", *, allow_errors: bool = False,
+             max_frames: int = 50) -> dict:
+        """One turn through ``/ws/<user>``; the final ``chat`` or ``error`` frame.
+
+        The Cat swallows exceptions of hooks, tools and forms (it logs them and answers
+        anyway), so unless ``allow_errors`` an ERROR logged during the turn fails here.
+        """
+        mark = len(self.logs.records)
         frames = []
         with self.client.websocket_connect(f"/ws/{user}") as ws:
             ws.send_json({"text": text})
             for _ in range(max_frames):
-                frame = ws.receive_json()
-                frames.append(frame)
-                if frame.get("type") in ("chat", "error"):
-                    return frame
-        raise AssertionError(f"no chat/error frame in {max_frames} frames: {frames}")
+                frames.append(ws.receive_json())
+                if frames[-1].get("type") in ("chat", "error"):
+                    break
+            else:
+                raise AssertionError(f"no chat/error frame in {max_frames} frames: {frames}")
+        errors = self.logs.errors_since(mark)
+        assert allow_errors or not errors, f"the turn {text!r} logged errors:\n" + \
+            "\n".join(errors)
+        return frames[-1]
 
     def working_memory(self, user: str = "alice") -> Any:
         """The user's working memory as the cache holds it (unpickled afresh for file_system)."""
@@ -337,27 +361,30 @@ def _purge_plugin_modules(prefix: str) -> None:
 
 @contextlib.contextmanager
 def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "in_memory",
-               settings: dict | None = None, toggle: bool = True, keep_plugins_dir: bool = False,
+               settings: dict | None = None, toggle: bool = True,
+               plugins_name: str | None = None, keep_plugins_dir: bool = False,
                install_requirements: bool = False,
                before_boot: Callable[[Any], None] | None = None) -> Iterator[CatRun]:
     """Boot the Cat (TestClient lifespan) with the plugin mounted and, by default, toggled on.
 
     ``workdir`` holds the metadata file (active plugins, so a second boot with the same
-    ``workdir`` finds the plugin active at startup) and the file-system cache. ``settings`` is
-    written as the plugin's ``settings.json`` before the boot. ``before_boot(mp)`` may add
-    monkeypatches.
+    ``workdir`` finds the plugin active at startup) and the file-system cache. The plugin lives
+    in a fresh ``<core>/cwm_it_*`` folder, or in ``plugins_name`` of an earlier boot kept with
+    ``keep_plugins_dir`` (pickled classes are found by module path, so a restart needs the same
+    one). ``settings`` is written as its ``settings.json`` before the boot. ``before_boot(mp)``
+    may add monkeypatches. Boots may nest: the outer Cat's singletons and app state come back.
     """
     import pytest
 
-    plugins_name = f"cwm_it_plugins_{os.getpid()}"
-    plugins_rel = plugins_name + "/"
+    workdir.mkdir(parents=True, exist_ok=True)
+    if plugins_name is None:
+        plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_it_", dir=core))
     plugin_dir = core / plugins_name / PLUGIN_ID
     logs = LogCapture()
-    workdir.mkdir(parents=True, exist_ok=True)
     with pytest.MonkeyPatch.context() as mp:
         try:
             _patch_environment(mp, core, workdir, cache_type)
-            _patch_cat(mp, plugins_rel, install_requirements)
+            _patch_cat(mp, plugins_name + "/", install_requirements)
             if not plugin_dir.exists():
                 mirror_plugin(plugin_dir)
             if settings is not None:
@@ -366,21 +393,24 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
                 before_boot(mp)
             _purge_plugin_modules(plugins_name)
             logs.start()
-            yield from _serve(plugins_rel, plugin_dir, workdir, logs, toggle)
+            yield from _serve(mp, plugins_name, plugin_dir, workdir, logs, toggle)
         finally:
             logs.stop()
             if not keep_plugins_dir:
                 shutil.rmtree(core / plugins_name, ignore_errors=True)
 
 
-def _serve(plugins_rel: str, plugin_dir: pathlib.Path, workdir: pathlib.Path,
+def _serve(mp: Any, plugins_name: str, plugin_dir: pathlib.Path, workdir: pathlib.Path,
            logs: LogCapture, toggle: bool) -> Iterator[CatRun]:
     from cat.startup import cheshire_cat_api
     from fastapi.testclient import TestClient
 
+    for name in ("ccat", "event_loop", "websocket_manager"):  # the app object is global
+        mp.setattr(cheshire_cat_api.state, name, getattr(cheshire_cat_api.state, name, None),
+                   raising=False)
     script = LLMScript()
     with TestClient(cheshire_cat_api) as client:
-        run = CatRun(client, logs, script, plugin_dir, plugins_rel, workdir)
+        run = CatRun(client, logs, script, plugin_dir, plugins_name + "/", workdir)
         if toggle:
             response = run.toggle()
             assert response.status_code == 200, f"toggle failed: {response.text}"

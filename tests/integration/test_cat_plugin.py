@@ -17,10 +17,22 @@ import pytest
 from . import cat_harness
 from .cat_harness import PLUGIN_ID, STATE_KEY
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::FutureWarning")]
 
 FORM_REQUEST = {"request": "parse ISO-8601 dates into datetime objects",
                 "target_path": "utils/dates.py", "symbol": "parse_iso_date"}
+#: A valid meta-code answer for FORM_REQUEST (codegen/metacode.py's schema).
+METACODE = {
+    "target_path": "utils/dates.py", "symbol": "parse_iso_date", "kind": "function",
+    "signature": "def parse_iso_date(text: str) -> str",
+    "behaviour": "Parse an ISO-8601 date and return it normalised as YYYY-MM-DD.",
+    "inputs": [{"name": "text", "type": "str", "description": "an ISO-8601 date"}],
+    "outputs": [{"name": "return", "type": "str", "description": "the normalised date"}],
+    "examples": [{"call": "parse_iso_date('2024-01-02')", "expected": "'2024-01-02'"}],
+    "constraints": ["standard library only"],
+    "acceptance_checks": ["valid dates come back as YYYY-MM-DD"],
+    "assumptions": ["no time-zone handling"],
+}
 
 
 def assert_state_shape(state) -> None:
@@ -132,24 +144,54 @@ def test_status_tool_answers_a_chat_turn(cat_run):
         "the tool was never offered to the LLM"
 
 
-def test_the_form_collects_a_request_and_opens_a_task(cat_run):
-    script = cat_run.script
+def start_form(run, user: str) -> dict:
+    """One turn that starts the request form; the fake LLM fills every field at once."""
+    script = run.script
     script.tool_action, script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
     try:
-        first = cat_run.chat("write a function that parses ISO-8601 dates", user="dave")
-        assert first["type"] == "chat", first
-        wm = cat_run.working_memory("dave")
-        assert wm.active_form is not None, f"the form did not start: {first['text']}"
-        second = cat_run.chat("yes, that's right", user="dave")
+        return run.chat("write a function that parses ISO-8601 dates", user=user)
     finally:
         script.tool_action, script.form_json = "no_action", {}
-    assert second["type"] == "chat", second
+
+
+def test_the_form_without_a_repository_opens_a_task_and_says_what_is_missing(cat_run):
+    frame = start_form(cat_run, "dave")
+    assert frame["type"] == "chat", frame
     state = cat_run.plugin_state("dave")
     assert_state_shape(state)
-    assert state["task_id"] and state["task_id"] in second["text"], (state, second["text"])
-    assert state["phase"] == "collecting"
-    assert state["task_id"] in json.dumps(state["scratchpad"])
-    assert FORM_REQUEST["symbol"] in json.dumps(state["scratchpad"])
+    task = state["task_id"]
+    assert task and task in state["scratchpad"]["tasks"], state
+    assert FORM_REQUEST["symbol"] in json.dumps(state["scratchpad"]["tasks"][task])
+    assert state["phase"] == "failed", state
+    assert "repository" in frame["text"].lower(), frame["text"]  # says what to configure
+    assert "repository" in state["phase_machine"]["failure_reason"].lower()
+
+
+def test_the_form_proposes_meta_code_and_cancel_drops_the_task(cat_run, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "utils").mkdir(parents=True)
+    (repo / "utils" / "text.py").write_text("def shout(s: str) -> str:\n    return s.upper()\n")
+    url = f"/plugins/settings/{PLUGIN_ID}"
+    before = cat_run.client.get(url).json()["value"]
+    put = cat_run.client.put(url, json={"repository_path": str(repo),
+                                        "data_folder": str(tmp_path / "data")})
+    assert put.status_code == 200, put.text
+    cat_run.script.rules.append(("into META-CODE", json.dumps(METACODE)))
+    try:
+        proposal = start_form(cat_run, "erin")
+        state = cat_run.plugin_state("erin")
+        cancelled = cat_run.chat("cancel", user="erin")
+        after = cat_run.plugin_state("erin")
+    finally:
+        cat_run.script.rules.clear()
+        cat_run.client.put(url, json=before)
+    assert proposal["type"] == "chat" and "**go**" in proposal["text"], proposal["text"]
+    assert METACODE["symbol"] in proposal["text"]
+    assert state["phase"] == "collecting", state
+    assert state["scratchpad"]["tasks"][state["task_id"]], state
+    assert "awaiting" in json.dumps(state["scratchpad"]), "the proposal is not awaiting an answer"
+    assert cancelled["type"] == "chat" and state["task_id"] in cancelled["text"], cancelled
+    assert after["phase"] == "failed" and "cancel" in after["phase_machine"]["failure_reason"]
 
 
 # -- dedicated boots --------------------------------------------------------------------------
@@ -204,18 +246,20 @@ def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
     workdir = tmp_path / "cat"
     workdir.mkdir()
     with boot_cat(workdir=workdir, cache_type="file_system", keep_plugins_dir=True) as run:
-        run.script.tool_action, run.script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
-        assert run.chat("write a function that parses ISO-8601 dates")["type"] == "chat"
+        assert start_form(run, "alice")["type"] == "chat"
         assert run.working_memory().active_form is not None  # the form was pickled and back
-        reply = run.chat("yes")
-        assert reply["type"] == "chat", reply
         state = run.plugin_state()
+        reply = run.chat("and now?")
+        assert reply["type"] == "chat", reply
+        assert run.plugin_state() == state  # unpickled as it was pickled
+        plugins_name = run.plugins_name
         cache_file = workdir / "cache" / "alice_working_memory.cache"
         assert cache_file.is_file()
     assert_state_shape(state)
-    assert state["task_id"] and state["phase"] == "collecting"
+    assert state["task_id"] and state["phase"] == "failed"  # no repository configured
     # a second Cat on the same data: the plugin is active at startup, the state is still there
-    with boot_cat(workdir=workdir, cache_type="file_system", toggle=False) as run:
+    with boot_cat(workdir=workdir, cache_type="file_system", toggle=False,
+                  plugins_name=plugins_name) as run:
         assert_glue_loaded(run)
         assert run.plugin_state() == state
         assert run.chat("and now?")["type"] == "chat"
