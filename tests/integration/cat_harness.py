@@ -291,6 +291,10 @@ class CatRun:
             "\n".join(errors)
         return frames[-1]
 
+    def plugin_module(self, name: str) -> Any:
+        """The Cat's instance of one of the plugin's modules (e.g. ``"runtime"``)."""
+        return sys.modules[f"{self.plugins_name}.{PLUGIN_ID}.{name}"]
+
     def working_memory(self, user: str = "alice") -> Any:
         """The user's working memory as the cache holds it (unpickled afresh for file_system)."""
         return self.ccat.cache.get_value(f"{user}_working_memory")

@@ -194,6 +194,55 @@ def test_the_form_proposes_meta_code_and_cancel_drops_the_task(cat_run, tmp_path
     assert after["phase"] == "failed" and "cancel" in after["phase_machine"]["failure_reason"]
 
 
+BRACED_CODE = (
+    "def render_pairs(pairs: dict) -> str:\n"
+    "    \"\"\"Render a dict as {key=value, ...}.\"\"\"\n"
+    "    return \"{\" + \", \".join(f\"{k}={v}\" for k, v in pairs.items()) + \"}\"\n"
+)
+
+
+def code_points(run) -> list:
+    """The plugin's code points in the Cat's declarative memory."""
+    points, _ = run.ccat.memory.vectors.declarative.get_all_points()
+    return [p for p in points if p.payload["metadata"].get(STATE_KEY)]
+
+
+def test_indexed_code_lands_in_the_cats_memory_and_reaches_the_prompt_braces_intact(
+        cat_run, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "fmt").mkdir(parents=True)
+    (repo / "fmt" / "pairs.py").write_text(BRACED_CODE)
+    url = f"/plugins/settings/{PLUGIN_ID}"
+    before = cat_run.client.get(url).json()["value"]
+    put = cat_run.client.put(url, json={"repository_path": str(repo),
+                                        "data_folder": str(tmp_path / "data")})
+    assert put.status_code == 200, put.text
+    cat_run.script.tool_action = "index_code_repository"
+    try:
+        started = cat_run.chat("index my repository", user="frank")
+        cat_run.script.tool_action = "no_action"
+        for thread in list(cat_run.plugin_module("runtime")._indexing.values()):
+            thread.join(timeout=300)
+            assert not thread.is_alive(), "indexing did not finish in 300 s"
+        points = code_points(cat_run)
+        assert points, "no code point reached the Cat's declarative memory"
+        sources = {p.payload["metadata"]["source"] for p in points}
+        assert any("fmt/pairs.py" in s for s in sources), sources
+        # the exact text of a point as the message: the Cat's DumbEmbedder recalls it (1.0)
+        point = next(p for p in points if "render_pairs" in p.payload["page_content"])
+        mark = len(cat_run.script.prompts)
+        answer = cat_run.chat(point.payload["page_content"], user="frank")
+    finally:
+        cat_run.script.tool_action = "no_action"
+        cat_run.client.put(url, json=before)
+    assert started["type"] == "chat" and "Indexing" in started["text"], started
+    assert answer["type"] == "chat" and answer["text"] == cat_run.script.answer, answer
+    main_prompt = cat_run.script.prompts[-1]
+    assert len(cat_run.script.prompts) > mark
+    assert "Code from the indexed repository" in main_prompt, main_prompt[-2000:]
+    assert 'return "{" + ", ".join(f"{k}={v}"' in main_prompt, main_prompt[-2000:]
+
+
 # -- dedicated boots --------------------------------------------------------------------------
 
 
