@@ -128,8 +128,21 @@ def _under(path: str, directory: str) -> bool:
 
 
 def _interpreter_dirs(python: str) -> list[str]:
-    """The folders the interpreter needs: its prefixes and the folder of its real binary."""
-    return [sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(python))]
+    """The folders the interpreter needs: its prefixes and every hop of its symlink chain.
+
+    A venv's ``python`` is often ``python -> python3.10 -> /elsewhere/bin/python3.10``: if any
+    hop's folder is masked, exec fails with ENOENT even though the final binary is visible.
+    """
+    return [sys.base_prefix, sys.prefix, *map(os.path.dirname, _symlink_hops(python))]
+
+
+def _symlink_hops(path: str, limit: int = 40) -> list[str]:
+    """``path`` and each path its symlinks lead to, ending with the real file."""
+    hops = [os.path.abspath(path)]
+    while os.path.islink(hops[-1]) and len(hops) < limit:
+        target = os.readlink(hops[-1])
+        hops.append(os.path.normpath(os.path.join(os.path.dirname(hops[-1]), target)))
+    return hops
 
 
 def _outermost(paths: Iterable[str]) -> list[str]:
