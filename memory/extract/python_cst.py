@@ -19,10 +19,12 @@ _PASS_SUITE_TEXT = "pass\n"
 def _dotted(node: Any, cst: Any) -> str | None:
     """``a.b.c`` for a chain of Attribute nodes over a Name, else None."""
     parts = []
-    while isinstance(node, cst.Attribute):
+    outer = node
+    while isinstance(node, cst.Attribute) and (node is outer or not node.lpar):
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name) and node.value not in CONSTANT_NAMES:
+    inner_ok = node is outer or not node.lpar  # ``(a).b`` is not a plain chain in tree-sitter
+    if isinstance(node, cst.Name) and inner_ok and node.value not in CONSTANT_NAMES:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None

@@ -86,6 +86,14 @@ def _code_end_line(node: Any) -> int:
     return current.end_point[0] + 1
 
 
+def _decorator_text(data: bytes, decorator: Any) -> str:
+    """The decorator expression without ``@`` and without a trailing comment."""
+    expressions = [c for c in decorator.named_children if c.type != "comment"]
+    if not expressions:
+        return _text(data, decorator)[1:].strip()
+    return data[expressions[0].start_byte:expressions[-1].end_byte].decode("utf-8", "replace")
+
+
 def _doc_literal(body: Any, data: bytes) -> str | None:
     if body is None:
         return None
@@ -175,7 +183,7 @@ class _Walker:
             start_line=outer.start_point[0] + 1,
             end_line=_code_end_line(body),
             signature=data[node.start_byte:colon_end].decode("utf-8", "replace"),
-            decorators=tuple(_text(data, d)[1:].strip() for d in decorators),
+            decorators=tuple(_decorator_text(data, d) for d in decorators),
             docstring_literal=_doc_literal(body, data),
             parent=frame,
             order=len(self.defs),
