@@ -12,22 +12,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from ..memory.commits import CommitIndex
-
-
-def _median_ms(fn: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+from .timing import median_ms
 
 
 def _files(i: int) -> dict[str, str]:
@@ -52,15 +42,15 @@ def run(backend: str, commits: int, workdir: Path) -> dict[str, float]:
     cold = CommitIndex(repo, backend=backend)
     figures = {
         "commits_per_s": commits / elapsed,
-        "log_cold_ms": _median_ms(lambda: cold.log("bench"), 1),
-        "log_warm_ms": _median_ms(lambda: cold.log("bench"), 5),
-        "log_filtered_ms": _median_ms(lambda: cold.log("bench", verdict="failed", text="9"), 5),
-        "diff_adjacent_ms": _median_ms(lambda: cold.diff(ids[-2], ids[-1]), 20),
-        "diff_first_last_ms": _median_ms(lambda: cold.diff(ids[0], ids[-1]), 20),
-        "show_ms": _median_ms(lambda: cold.show(ids[commits // 2]), 20),
-        "rollback_redo_ms": _median_ms(lambda: (cold.rollback("bench"), cold.redo("bench")), 5),
-        "search_episodes_cold_ms": _median_ms(lambda: cold.search_episodes("draft 99"), 1),
-        "search_episodes_warm_ms": _median_ms(lambda: cold.search_episodes("failed draft"), 3),
+        "log_cold_ms": median_ms(lambda: cold.log("bench"), 1),
+        "log_warm_ms": median_ms(lambda: cold.log("bench"), 5),
+        "log_filtered_ms": median_ms(lambda: cold.log("bench", verdict="failed", text="9"), 5),
+        "diff_adjacent_ms": median_ms(lambda: cold.diff(ids[-2], ids[-1]), 20),
+        "diff_first_last_ms": median_ms(lambda: cold.diff(ids[0], ids[-1]), 20),
+        "show_ms": median_ms(lambda: cold.show(ids[commits // 2]), 20),
+        "rollback_redo_ms": median_ms(lambda: (cold.rollback("bench"), cold.redo("bench")), 5),
+        "search_episodes_cold_ms": median_ms(lambda: cold.search_episodes("draft 99"), 1),
+        "search_episodes_warm_ms": median_ms(lambda: cold.search_episodes("failed draft"), 3),
     }
     cold.close()
     return figures

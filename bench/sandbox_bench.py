@@ -11,16 +11,14 @@ then times each validator step on a small function with three repository tests.
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 
 from ..codegen.lint import lint_source
 from ..codegen.pycheck import check_parse
 from ..codegen.sandbox import run_in_sandbox, sandbox_capabilities
 from ..codegen.validate import validate_draft
+from .timing import median_ms
 
 DRAFT = "def area(r):\n    return 3 * r * r\n"
 TESTS = {"tests/test_area.py": "from pkg.mod import area\n\n"
@@ -30,14 +28,6 @@ TESTS = {"tests/test_area.py": "from pkg.mod import area\n\n"
 FILES = {"pkg/__init__.py": "", "pkg/mod.py": DRAFT}
 
 
-def _median_ms(fn: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -46,14 +36,14 @@ def main() -> None:
     caps = sandbox_capabilities()
     rows = [
         ("bare `python -c pass` (subprocess)",
-         _median_ms(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), runs)),
+         median_ms(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), runs)),
         ("`python -c pass` in the sandbox",
-         _median_ms(lambda: run_in_sandbox({}, ["python", "-c", "pass"], timeout_s=30,
+         median_ms(lambda: run_in_sandbox({}, ["python", "-c", "pass"], timeout_s=30,
                                            memory_mb=512), runs)),
-        ("parse (ast + libcst)", _median_ms(lambda: check_parse(DRAFT, "pkg/mod.py"), runs)),
-        ("lint (ruff subprocess)", _median_ms(lambda: lint_source(DRAFT, "pkg/mod.py"), runs)),
+        ("parse (ast + libcst)", median_ms(lambda: check_parse(DRAFT, "pkg/mod.py"), runs)),
+        ("lint (ruff subprocess)", median_ms(lambda: lint_source(DRAFT, "pkg/mod.py"), runs)),
         ("validate_draft, all checks, 3 tests",
-         _median_ms(lambda: validate_draft(FILES, target_path="pkg/mod.py",
+         median_ms(lambda: validate_draft(FILES, target_path="pkg/mod.py",
                                            expected_symbol="area", expected_params=["r"],
                                            test_files=TESTS, timeout_s=60), runs)),
     ]
