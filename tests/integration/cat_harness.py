@@ -350,8 +350,14 @@ def _patch_cat(mp: Any, plugins_rel: str, install_requirements: bool) -> None:
 
     mp.setattr(VectorMemory, "connect_to_vector_memory", in_memory_qdrant)
     mp.setattr(utils, "get_plugins_path", lambda: plugins_rel)
-    if not install_requirements:
-        mp.setattr(Plugin, "_install_requirements", lambda self: None)
+    current = Plugin._install_requirements
+    real = getattr(current, "cwm_original", current)  # an outer boot may have replaced it
+
+    def no_install(self: Any) -> None:
+        return None
+
+    no_install.cwm_original = real  # type: ignore[attr-defined]
+    mp.setattr(Plugin, "_install_requirements", real if install_requirements else no_install)
     if "cl100k_base" not in tiktoken.registry.ENCODINGS and not cl100k_cached():
         mp.setitem(tiktoken.registry.ENCODINGS, "cl100k_base", offline_cl100k())
     mp.setattr(utils.singleton, "instances", {})  # fresh CheshireCat, MadHatter, Database...
@@ -365,8 +371,8 @@ def _purge_plugin_modules(prefix: str) -> None:
 
 @contextlib.contextmanager
 def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "in_memory",
-               settings: dict | None = None, toggle: bool = True,
-               plugins_name: str | None = None, keep_plugins_dir: bool = False,
+               settings: dict | None = None, files: dict[str, str] | None = None,
+               toggle: bool = True, plugins_name: str | None = None, keep_plugins_dir: bool = False,
                install_requirements: bool = False,
                before_boot: Callable[[Any], None] | None = None) -> Iterator[CatRun]:
     """Boot the Cat (TestClient lifespan) with the plugin mounted and, by default, toggled on.
@@ -375,7 +381,8 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
     ``workdir`` finds the plugin active at startup) and the file-system cache. The plugin lives
     in a fresh ``<core>/cwm_it_*`` folder, or in ``plugins_name`` of an earlier boot kept with
     ``keep_plugins_dir`` (pickled classes are found by module path, so a restart needs the same
-    one). ``settings`` is written as its ``settings.json`` before the boot. ``before_boot(mp)``
+    one). ``settings`` is written as its ``settings.json`` before the boot, and each of
+    ``files`` (top-level name -> text) replaces the repository's file. ``before_boot(mp)``
     may add monkeypatches. Boots may nest: the outer Cat's singletons and app state come back.
     """
     import pytest
@@ -393,6 +400,9 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
                 mirror_plugin(plugin_dir)
             if settings is not None:
                 (plugin_dir / "settings.json").write_text(json.dumps(settings))
+            for name, text in (files or {}).items():
+                (plugin_dir / name).unlink(missing_ok=True)  # a link into the repository
+                (plugin_dir / name).write_text(text)
             if before_boot is not None:
                 before_boot(mp)
             _purge_plugin_modules(plugins_name)

@@ -11,6 +11,7 @@ import os
 import pickle
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
@@ -315,16 +316,44 @@ def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
         assert run.plugin_state()["task_id"] == state["task_id"]
 
 
-def test_requirements_txt_parses_in_the_cat(boot_cat):
-    calls = []
+def record_pip_calls(calls: list):
+    """A ``before_boot`` that records the Cat's pip runs instead of running them."""
 
-    def no_pip(mp):
+    def patch(mp):
         import cat.mad_hatter.plugin as plugin_module
 
-        mp.setattr(plugin_module.subprocess, "run", lambda *a, **k: calls.append(a))
+        fake = SimpleNamespace(run=lambda *a, **k: calls.append(a),
+                               CalledProcessError=subprocess.CalledProcessError)
+        mp.setattr(plugin_module, "subprocess", fake)  # the Cat's module only
 
-    with boot_cat(install_requirements=True, before_boot=no_pip) as run:
+    return patch
+
+
+def test_requirements_txt_parses_in_the_cat(boot_cat):
+    calls = []
+    with boot_cat(install_requirements=True, before_boot=record_pip_calls(calls)) as run:
         assert run.plugin.active
         errors = run.logs.matching("requirements", level="ERROR")
     assert errors == [], "\n".join(errors)
     assert calls == [], f"the Cat would pip-install again at every boot: {calls}"
+
+
+BROKEN_REQUIREMENTS = "# a comment: the Cat stops reading here\nlibcst>=1.8,<1.10\n"
+
+
+def test_a_broken_requirements_line_leaves_the_plugin_working(boot_cat):
+    calls = []
+    with boot_cat(install_requirements=True, before_boot=record_pip_calls(calls),
+                  files={"requirements.txt": BROKEN_REQUIREMENTS}) as run:
+        assert_glue_loaded(run)
+        assert run.chat("hello")["type"] == "chat"
+        errors = run.logs.matching("Error during requirements checks", level="ERROR")
+    assert errors and PLUGIN_ID in errors[0], "the Cat did not report the broken line"
+
+
+@pytest.mark.xfail(reason="gap: the plugin does not (yet) name a broken requirements.txt line "
+                          "itself; only the Cat's generic log line does", strict=False)
+def test_the_status_names_a_broken_requirements_line(boot_cat):
+    with boot_cat(files={"requirements.txt": BROKEN_REQUIREMENTS}) as run:
+        status = status_of(run)
+    assert "requirements" in status.lower() and "# a comment" in status, status
