@@ -121,9 +121,30 @@ def _build(root: str, data_dir: str, settings: PluginSettings, embedder: Any,
         repository_id=repo_id,
         max_file_bytes=settings.max_file_kb * 1024,
     )
-    commits = CommitIndex(os.path.join(folder, "history.git"))
+    commits = CommitIndex(os.path.join(folder, "history.git"), episodes=code,
+                          episode_search=episode_search(code))
     return Project(root=root, data_dir=data_dir, embedder_key=embedder_name, code=code,
                    commits=commits)
+
+
+#: Memory types that answer questions about the code (episodes are the loop's own business).
+CODE_TYPES = ("code_entity", "documentation", "debugging_session")
+
+
+def episode_search(code: CodeMemorySystem) -> Callable[[str, int], list[Any]]:
+    """The draft history's episode search through the Memory API's retrieval.
+
+    Every commit is added to ``code`` as an episode memory (``kind: episode``); this finds the
+    relevant ones with the same bounded lexical + dense + LLM-scored retrieval. The commit index
+    falls back to its built-in ranking when this fails.
+    """
+
+    def search(query: str, limit: int) -> list[Any]:
+        found = asyncio.run(code.retrieve_relevant_memories(
+            query or "recent drafts", filters={"kind": "episode"}))
+        return found[:limit]
+
+    return search
 
 
 def exclude_patterns(settings: PluginSettings) -> list[str]:
@@ -188,7 +209,8 @@ def summarise_index(root: str, entities: int, report: Any, seconds: float) -> st
 def search(project: Project, question: str, current_file: str = "") -> str:
     """Code relevant to ``question``, scored by the LLM, formatted for a prompt."""
     context = CodeContext(user_query=question, current_file=current_file or None)
-    memories = asyncio.run(project.code.retrieve_relevant_memories(context))
+    memories = asyncio.run(project.code.retrieve_relevant_memories(
+        context, filters={"type": {"$in": list(CODE_TYPES)}}))
     if not memories:
         return "No indexed code is relevant to that question."
     return project.code.format_memories_for_prompt(memories)

@@ -86,6 +86,13 @@ def test_request_correction_go_and_a_committed_draft(setup):
     assert (repo / "text" / "slug.py").read_text() == original  # never written without "apply"
     project, _ = runtime._project(cat)
     assert project.commits.log(state.task_id)[0].id == state.commit_id
+    # every commit is an episode memory, searchable through the Memory API's retrieval
+    assert project.code.count_memories({"kind": "episode"}) == len(
+        project.commits.log(state.task_id))
+    scoring_before = sum(p.startswith("You rate how useful") for p in llm.prompts)
+    episodes = project.commits.search_episodes("slugify", task_id=state.task_id)
+    assert episodes and episodes[0].commit in {c.id for c in project.commits.log(state.task_id)}
+    assert sum(p.startswith("You rate how useful") for p in llm.prompts) > scoring_before
 
 
 def test_cancel_drops_the_request_and_nothing_waits_afterwards(setup):
