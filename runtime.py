@@ -184,7 +184,7 @@ _turn = threading.local()  # per-turn data: every hook of one turn runs in the s
 _indexing: dict[str, threading.Thread] = {}
 
 
-def _project(cat: Any):
+def project_of(cat: Any):
     from . import projects
 
     settings, _ = plugin_settings(cat)
@@ -199,7 +199,7 @@ def start_indexing(cat: Any, *, notify: bool = True) -> str:
     from .memory.errors import CodeMemoryError
 
     try:
-        project, settings = _project(cat)
+        project, settings = project_of(cat)
     except CodeMemoryError as err:
         return f"Cannot index: {err}"
     running = _indexing.get(project.root)
@@ -234,7 +234,7 @@ def search_code(cat: Any, question: str) -> str:
     if not (question or "").strip():
         return "Say what code you are looking for."
     try:
-        project, _ = _project(cat)
+        project, _ = project_of(cat)
     except CodeMemoryError as err:
         return f"Cannot search the code: {err}"
     return projects.search(project, question)
@@ -302,7 +302,7 @@ def propose_request(cat: Any, request: Mapping[str, Any]) -> str:
 
     state = start_request(cat, request)
     try:
-        project, _ = _project(cat)
+        project, _ = project_of(cat)
         meta = drafting.propose(project, request, [], cat.llm)
     except (CodeMemoryError, CodegenError) as err:
         _fail(cat, state.task_id, f"could not prepare the request: {err}")
@@ -332,7 +332,7 @@ def reply_to_proposal(cat: Any, text: str) -> str | None:
         return _start_drafting(cat, task)
     feedback = list(state.scratchpad.get(task, "feedback", [])) + [text.strip()]
     try:
-        project, _ = _project(cat)
+        project, _ = project_of(cat)
         request = state.scratchpad.get(task, "request")
         meta = drafting.propose(project, request, feedback, cat.llm)
     except (CodeMemoryError, CodegenError) as err:
@@ -385,7 +385,7 @@ def _start_drafting(cat: Any, task: str) -> str:
     if running is not None and running.is_alive():
         return "A draft is already being prepared; wait for its result."
     try:
-        project, settings = _project(cat)
+        project, settings = project_of(cat)
     except CodeMemoryError as err:
         return f"Cannot start drafting: {err}"
     with user_lock(cat):

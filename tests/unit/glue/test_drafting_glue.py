@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from codemem import projects, runtime
+from codemem import history, projects, runtime
 from codemem.codegen.phases import CodegenPhase
 
 from ...fakes import FunctionLLM
@@ -84,7 +84,7 @@ def test_request_correction_go_and_a_committed_draft(setup):
     assert walked[:4] == ["collecting", "metacode_confirmed", "drafting", "validating"]
     assert walked[-2:] == ["committed", "done"]
     assert (repo / "text" / "slug.py").read_text() == original  # never written without "apply"
-    project, _ = runtime._project(cat)
+    project, _ = runtime.project_of(cat)
     assert project.commits.log(state.task_id)[0].id == state.commit_id
     # every commit is an episode memory, searchable through the Memory API's retrieval
     assert project.code.count_memories({"kind": "episode"}) == len(
@@ -117,3 +117,29 @@ def test_an_unusable_repository_setting_is_reported_not_raised(setup):
     reply = runtime.propose_request(cat, REQUEST)
     assert reply.startswith("I could not prepare the request:") and "system folder" in reply
     assert runtime.load_state(cat).phase.phase is CodegenPhase.FAILED
+
+
+def test_history_and_roll_back_in_chat(setup):
+    cat, sent, llm, _, _ = setup
+    assert "no code task yet" in history.draft_history(cat)
+    runtime.propose_request(cat, REQUEST)
+    runtime.reply_to_proposal(cat, "go")
+    wait(cat)
+    lines = history.draft_history(cat).splitlines()
+    assert lines[1].startswith("- draft 1 ") and "[passed]" in lines[1] and "← current" in lines[1]
+    assert "[imported]" in lines[2]
+    task = runtime.load_state(cat).task_id
+    assert "has no draft 7" in history.roll_back_draft(cat, "draft 7")
+    reply = history.roll_back_draft(cat, "")
+    assert reply.startswith("Back at draft 0 ") and "restored" in reply
+    state = runtime.load_state(cat)
+    assert "loop.status" not in state.scratchpad.snapshot(task)  # the imported commit's notes
+    after = history.draft_history(cat).splitlines()
+    assert "[imported]" in after[1] and "← current" in after[1]
+    assert after[2].startswith("Rolled back, restorable with **redo**")
+    assert "[passed]" in after[3]
+    assert history.redo_draft(cat).startswith("Restored draft 1 ")
+    restored = runtime.load_state(cat).scratchpad.snapshot(task)
+    assert "iter1.generation" in restored  # the notes that pushed draft 1
+    assert history.redo_draft(cat).startswith("Nothing to redo:")
+    assert history.roll_back_draft(cat, "--upload-pack=touch PWN").startswith("Cannot roll back:")

@@ -1,0 +1,99 @@
+"""GLUE (composition): the draft history in chat: list, roll back, redo.
+
+Thin over ``memory.commits.CommitIndex``; restoring a draft also restores the working-memory
+snapshot its commit carries into the user's scratchpad.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import runtime
+from .memory.errors import CodeMemoryError
+
+
+def _history_target(cat: Any) -> tuple[Any, runtime.SessionState] | str:
+    """The project and state of the user's current task, or why there is none."""
+    state = runtime.load_state(cat)
+    if not state.task_id:
+        return "There is no code task yet: ask me to write some code first."
+    try:
+        project, _ = runtime.project_of(cat)
+    except CodeMemoryError as err:
+        return f"Cannot read the draft history: {err}"
+    return project, state
+
+
+def draft_history(cat: Any) -> str:
+    """The current task's drafts, newest first, with the one in use marked."""
+    target = _history_target(cat)
+    if isinstance(target, str):
+        return target
+    project, state = target
+    entries = project.commits.log(state.task_id)
+    if not entries:
+        return f"Task `{state.task_id}` has no drafts yet."
+    head = project.commits.head(state.task_id)
+    lines = [f"Drafts of task `{state.task_id}` (newest first):"]
+    for info in entries:
+        mark = " ← current" if info.id == head else ""
+        lines.append(f"- draft {info.iteration} `{info.id[:10]}` [{info.verdict}] "
+                     f"{info.name}{mark}")
+    undone = project.commits.undo_stack(state.task_id)
+    if undone:
+        lines.append("Rolled back, restorable with **redo** (most recent first):")
+        for commit in undone:
+            info = project.commits.show(commit)
+            lines.append(f"- draft {info.iteration} `{commit[:10]}` [{info.verdict}] {info.name}")
+    return "\n".join(lines)
+
+
+def redo_draft(cat: Any) -> str:
+    """Undo the latest roll-back and restore that draft's notes."""
+    target = _history_target(cat)
+    if isinstance(target, str):
+        return target
+    project, state = target
+    try:
+        commit = project.commits.redo(state.task_id)
+    except CodeMemoryError as err:
+        return f"Nothing to redo: {err}"
+    return _restored(cat, project, state.task_id, commit, "Restored")
+
+
+def roll_back_draft(cat: Any, which: str) -> str:
+    """Go back to a draft (number, commit id, or the last good one) and restore its notes."""
+    target = _history_target(cat)
+    if isinstance(target, str):
+        return target
+    project, state = target
+    task = state.task_id
+    wanted = (which or "").strip().strip("`").lower().removeprefix("draft").strip()
+    try:
+        to = None
+        if wanted.isdigit():
+            match = [c for c in project.commits.log(task) if c.iteration == int(wanted)]
+            if not match:
+                return f"Task `{task}` has no draft {wanted}.\n\n{draft_history(cat)}"
+            to = match[0].id
+        elif wanted and wanted not in ("last good", "previous", "last", "the last good one"):
+            to = wanted
+        commit = project.commits.rollback(task, to=to)
+    except CodeMemoryError as err:
+        return f"Cannot roll back: {err}"
+    return _restored(cat, project, task, commit, "Back at") + (
+        " The newer drafts are kept: say **redo** to restore them.")
+
+
+def _restored(cat: Any, project: Any, task: str, commit: str, verb: str) -> str:
+    """Put a commit's working-memory snapshot back into the user's scratchpad."""
+    snapshot = project.commits.snapshot_of(commit)
+    with runtime.user_lock(cat):
+        state = runtime.load_state(cat)
+        if state.task_id == task:
+            state.scratchpad.start_task(task, initial=snapshot)
+            state.commit_id = commit
+            runtime.save_state(cat, state)
+    info = project.commits.show(commit)
+    return (f"{verb} draft {info.iteration} `{commit[:10]}` ({info.name}); its working-memory "
+            "notes are restored.")
