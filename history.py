@@ -97,3 +97,40 @@ def _restored(cat: Any, project: Any, task: str, commit: str, verb: str) -> str:
     info = project.commits.show(commit)
     return (f"{verb} draft {info.iteration} `{commit[:10]}` ({info.name}); its working-memory "
             "notes are restored.")
+
+
+#: The only messages that write a draft into the repository. Matched exactly on the user's own
+#: text, never chosen by the LLM: repository content or a model reply cannot trigger a write.
+APPLY_WORDS = frozenset({"apply", "apply it", "apply the draft", "apply draft"})
+
+
+def apply_if_asked(cat: Any, text: str) -> str | None:
+    """Write the current draft into the repository when the user says exactly "apply"."""
+    from .memory.writeback import WriteBackRefused, write_back
+    from .settings import WriteBackPolicy
+
+    if " ".join((text or "").lower().strip(" .!").split()) not in APPLY_WORDS:
+        return None
+    target = _history_target(cat)
+    if isinstance(target, str):
+        return target
+    project, state = target
+    settings, _ = runtime.plugin_settings(cat)
+    if settings.write_back is WriteBackPolicy.never:
+        return ("Write-back is off (plugin settings, Write-back policy): copy the code from the "
+                "result instead.")
+    if not state.commit_id:
+        return "There is no finished draft to apply yet."
+    entries = project.commits.log(state.task_id)
+    base_files = project.commits.show(entries[-1].id).files if entries else {}
+    draft = project.commits.show(state.commit_id).files
+    changed = {path: text for path, text in draft.items() if base_files.get(path) != text}
+    if not changed:
+        return "The draft is identical to your files: nothing to apply."
+    try:
+        result = write_back(project.root, changed, {p: base_files.get(p) for p in changed})
+    except (WriteBackRefused, OSError) as err:
+        return f"I did not write anything: {err}"
+    written = ", ".join(f"`{p}`" for p in result.written)
+    return (f"Applied draft `{state.commit_id[:10]}` to {written}. The previous content is "
+            f"the first commit of task `{state.task_id}` in the draft history.")

@@ -2,7 +2,7 @@
 
 from cat.mad_hatter.decorators import hook
 
-from . import runtime
+from . import history, runtime
 
 
 @hook(priority=1)
@@ -45,9 +45,11 @@ def agent_prompt_suffix(prompt_suffix, cat):
 
 @hook
 def agent_fast_reply(fast_reply, cat):
-    """While proposed meta-code awaits an answer, handle "go", "cancel" or changes directly."""
-    message = cat.working_memory.user_message_json
-    answer = runtime.reply_to_proposal(cat, getattr(message, "text", "") or "")
+    """Answer proposed meta-code ("go", "cancel", changes) and "apply" without the agent."""
+    text = getattr(cat.working_memory.user_message_json, "text", "") or ""
+    answer = runtime.reply_to_proposal(cat, text)
+    if answer is None:
+        answer = history.apply_if_asked(cat, text)
     if answer is not None:
         fast_reply["output"] = answer
     return fast_reply

@@ -143,3 +143,32 @@ def test_history_and_roll_back_in_chat(setup):
     assert "iter1.generation" in restored  # the notes that pushed draft 1
     assert history.redo_draft(cat).startswith("Nothing to redo:")
     assert history.roll_back_draft(cat, "--upload-pack=touch PWN").startswith("Cannot roll back:")
+
+
+def test_apply_writes_the_draft_only_on_the_users_exact_word(setup):
+    cat, sent, llm, repo, original = setup
+    assert history.apply_if_asked(cat, "please apply the changes you think best") is None
+    assert "no code task yet" in history.apply_if_asked(cat, "apply")
+    runtime.propose_request(cat, REQUEST)
+    runtime.reply_to_proposal(cat, "go")
+    wait(cat)
+    target = repo / "text" / "slug.py"
+    target.write_text(original + "# my own edit\n")
+    refused = history.apply_if_asked(cat, "apply")
+    assert refused.startswith("I did not write anything:") and "was edited" in refused
+    assert target.read_text() == original + "# my own edit\n"
+    target.write_text(original)
+    reply = history.apply_if_asked(cat, "Apply it!")
+    assert reply.startswith("Applied draft `") and "`text/slug.py`" in reply
+    assert "def slugify(text: str, sep: str = '-') -> str:" in target.read_text()
+    assert "def other():" in target.read_text()  # the rest of the file is kept
+
+
+def test_apply_respects_the_never_policy(setup):
+    cat, *_ = setup
+    runtime.propose_request(cat, REQUEST)
+    runtime.reply_to_proposal(cat, "go")
+    wait(cat)
+    cat.mad_hatter.plugins[runtime.PLUGIN_ID].load_settings()["write_back"] = (
+        "never: drafts stay in the history")
+    assert history.apply_if_asked(cat, "apply").startswith("Write-back is off")
