@@ -306,7 +306,7 @@ def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
         cache_file = workdir / "cache" / "alice_working_memory.cache"
         assert cache_file.is_file()
     assert_state_shape(state)
-    assert state["task_id"] and state["phase"] == "failed"  # no repository configured
+    assert state["task_id"] and state["phase"] == "failed", state  # no repository configured
     # a second Cat on the same data: the plugin is active at startup, the state is still there
     with boot_cat(workdir=workdir, cache_type="file_system", toggle=False,
                   plugins_name=plugins_name) as run:

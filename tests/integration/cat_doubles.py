@@ -1,0 +1,136 @@
+"""Test doubles of the real-Cat harness: the scripted LLM, the loguru capture, tiktoken offline.
+
+Imported by the Cat too (it imports every ``.py`` of the plugin): tiktoken, langchain and loguru
+are imported inside functions only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+_CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+
+
+# -- tiktoken -------------------------------------------------------------------------------
+
+
+def cl100k_cached() -> bool:
+    """Whether tiktoken would find ``cl100k_base`` in its cache (no download needed)."""
+    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") \
+        or os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    return os.path.isfile(os.path.join(cache_dir, hashlib.sha1(_CL100K_URL.encode()).hexdigest()))
+
+
+def offline_cl100k() -> Any:
+    """A byte-level stand-in for ``cl100k_base`` (one token per byte; test harness only)."""
+    import tiktoken
+
+    return tiktoken.Encoding(
+        name="cl100k_base",
+        pat_str=r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}"""
+        r"""| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+""",
+        mergeable_ranks={bytes([i]): i for i in range(256)},
+        special_tokens={"<|endoftext|>": 256, "<|fim_prefix|>": 257, "<|fim_middle|>": 258,
+                        "<|fim_suffix|>": 259, "<|endofprompt|>": 260},
+    )
+
+
+# -- the fake LLM ---------------------------------------------------------------------------
+
+
+@dataclass
+class LLMScript:
+    """What the fake LLM answers, by the prompt it recognises (cat-v1-api.md §10 step 4).
+
+    ``prompts`` records every prompt, so tests can assert which calls a turn made.
+    """
+
+    tool_action: str = "no_action"
+    tool_input: str | None = None
+    form_json: dict = field(default_factory=dict)
+    confirm: bool = True
+    answer: str = "FAKE-LLM-ANSWER"
+    #: ``(substring, reply)`` pairs tried first, for the plugin's own prompts.
+    rules: list = field(default_factory=list)
+    prompts: list = field(default_factory=list)
+
+    def reply(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        for marker, answer in self.rules:
+            if marker in prompt:
+                return answer
+        if 'Create a JSON with the correct "action"' in prompt:
+            return json.dumps({"action": self.tool_action, "action_input": self.tool_input})
+        if "Your task is to fill up a JSON" in prompt:
+            return json.dumps(self.form_json)
+        if "whether a user wants to exit" in prompt:
+            return "false"
+        if "whether a user is confirming" in prompt:
+            return "true" if self.confirm else "false"
+        return self.answer
+
+
+def make_fake_llm(script: LLMScript) -> Any:
+    """A LangChain chat model that answers from ``script`` (class built lazily: no langchain
+    import at module level)."""
+    from langchain_core.language_models.chat_models import SimpleChatModel
+
+    class ScriptedChatModel(SimpleChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "code-working-memory-scripted"
+
+        def _call(self, messages, stop=None, run_manager=None, **kwargs) -> str:
+            return script.reply("\n".join(str(m.content) for m in messages))
+
+    return ScriptedChatModel()
+
+
+# -- log capture ----------------------------------------------------------------------------
+
+
+@dataclass
+class LogCapture:
+    """Every loguru record the Cat emits, with the traceback of the exception being handled.
+
+    The Cat logs "Unable to load plugin" inside the ``except`` that caught the import error and
+    prints the traceback to stderr; the sink runs synchronously in that ``except``, so
+    ``sys.exc_info()`` still names the error and the test can show it.
+    """
+
+    records: list = field(default_factory=list)
+    sink_id: int | None = None
+
+    def sink(self, message: Any) -> None:
+        record = message.record
+        exc = traceback.format_exc() if sys.exc_info()[0] is not None else ""
+        self.records.append((record["level"].name, record["message"], exc))
+
+    def start(self) -> None:
+        from loguru import logger
+
+        self.sink_id = logger.add(self.sink, level="DEBUG", format="{message}")
+
+    def stop(self) -> None:
+        from loguru import logger
+
+        if self.sink_id is not None:
+            logger.remove(self.sink_id)
+            self.sink_id = None
+
+    def errors_since(self, mark: int) -> list[str]:
+        """ERROR/CRITICAL records after the first ``mark`` ones, each with its traceback."""
+        return [f"{lvl}: {msg}\n{exc}".rstrip() for lvl, msg, exc in self.records[mark:]
+                if lvl in ("ERROR", "CRITICAL")]
+
+    def matching(self, text: str, level: str | None = None) -> list[str]:
+        """Messages containing ``text`` (at ``level`` when given), each with its traceback."""
+        return [f"{lvl}: {msg}\n{exc}".rstrip() for lvl, msg, exc in self.records
+                if text in msg and (level is None or lvl == level)]
