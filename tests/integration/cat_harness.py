@@ -26,7 +26,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cat_doubles import LLMScript, LogCapture, cl100k_cached, make_fake_llm, offline_cl100k
@@ -122,6 +122,60 @@ def plugin_py_modules(plugin_dir_rel: str) -> list[str]:
 
 
 @dataclass
+class ChatSession:
+    """One user's open ``/ws`` socket."""
+
+    ws: Any
+    logs: LogCapture
+    frames: list = field(default_factory=list)
+
+    def next_frame(self, timeout: float = 120.0) -> dict | None:
+        """The next frame, or None after ``timeout`` seconds (the test client has no timeout)."""
+        import anyio
+
+        async def receive() -> Any:
+            with anyio.move_on_after(timeout):
+                return await self.ws._send_rx.receive()  # starlette 0.45 test client internals
+            return None
+
+        message = self.ws.portal.call(receive)
+        if message is None:
+            return None
+        assert message["type"] == "websocket.send", message
+        self.frames.append(json.loads(message["text"]))
+        return self.frames[-1]
+
+    def say(self, text: str, *, allow_errors: bool = False, timeout: float = 300.0) -> dict:
+        """Send a message; the final ``chat`` or ``error`` frame of the turn.
+
+        The Cat swallows exceptions of hooks, tools and forms (it logs them and answers
+        anyway), so unless ``allow_errors`` an ERROR logged during the turn fails here.
+        """
+        mark = len(self.logs.records)
+        self.ws.send_json({"text": text})
+        frame = self.wait_for(lambda f: f.get("type") in ("chat", "error"), timeout)
+        assert frame is not None, f"no chat/error frame for {text!r} in {timeout} s: " \
+            f"{self.frames[-5:]}"
+        errors = self.logs.errors_since(mark)
+        assert allow_errors or not errors, f"the turn {text!r} logged errors:\n" + \
+            "\n".join(errors)
+        return frame
+
+    def wait_for(self, matches: Callable[[dict], bool], timeout: float = 300.0) -> dict | None:
+        """The first frame (from now) that ``matches``; None when none came in ``timeout`` s."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            frame = self.next_frame(left)
+            if frame is None:
+                return None
+            if matches(frame):
+                return frame
+        return None
+
+
+@dataclass
 class CatRun:
     """A Cat booted in-process with the plugin mounted; what the tests talk to."""
 
@@ -150,27 +204,16 @@ class CatRun:
     def toggle(self) -> Any:
         return self.client.put(f"/plugins/toggle/{PLUGIN_ID}")
 
-    def chat(self, text: str, user: str = "alice", *, allow_errors: bool = False,
-             max_frames: int = 50) -> dict:
-        """One turn through ``/ws/<user>``; the final ``chat`` or ``error`` frame.
+    def chat(self, text: str, user: str = "alice", *, allow_errors: bool = False) -> dict:
+        """One turn through ``/ws/<user>`` on a fresh socket; the final chat/error frame."""
+        with self.session(user) as chat:
+            return chat.say(text, allow_errors=allow_errors)
 
-        The Cat swallows exceptions of hooks, tools and forms (it logs them and answers
-        anyway), so unless ``allow_errors`` an ERROR logged during the turn fails here.
-        """
-        mark = len(self.logs.records)
-        frames = []
+    @contextlib.contextmanager
+    def session(self, user: str = "alice") -> Iterator[ChatSession]:
+        """An open socket for several turns, and for messages sent later by worker threads."""
         with self.client.websocket_connect(f"/ws/{user}") as ws:
-            ws.send_json({"text": text})
-            for _ in range(max_frames):
-                frames.append(ws.receive_json())
-                if frames[-1].get("type") in ("chat", "error"):
-                    break
-            else:
-                raise AssertionError(f"no chat/error frame in {max_frames} frames: {frames}")
-        errors = self.logs.errors_since(mark)
-        assert allow_errors or not errors, f"the turn {text!r} logged errors:\n" + \
-            "\n".join(errors)
-        return frames[-1]
+            yield ChatSession(ws, self.logs)
 
     def plugin_module(self, name: str) -> Any:
         """The Cat's instance of one of the plugin's modules (e.g. ``"runtime"``)."""

@@ -29,7 +29,7 @@ METACODE = {
     "behaviour": "Parse an ISO-8601 date and return it normalised as YYYY-MM-DD.",
     "inputs": [{"name": "text", "type": "str", "description": "an ISO-8601 date"}],
     "outputs": [{"name": "return", "type": "str", "description": "the normalised date"}],
-    "examples": [{"call": "parse_iso_date('2024-01-02')", "expected": "'2024-01-02'"}],
+    "examples": [{"call": "parse_iso_date('2024-01-02')", "expected": "2024-01-02"}],
     "constraints": ["standard library only"],
     "acceptance_checks": ["valid dates come back as YYYY-MM-DD"],
     "assumptions": ["no time-zone handling"],
@@ -242,6 +242,60 @@ def test_indexed_code_lands_in_the_cats_memory_and_reaches_the_prompt_braces_int
     assert len(cat_run.script.prompts) > mark
     assert "Code from the indexed repository" in main_prompt, main_prompt[-2000:]
     assert 'return "{" + ", ".join(f"{k}={v}"' in main_prompt, main_prompt[-2000:]
+
+
+DRAFT = (
+    "```python entity=utils/dates.py::parse_iso_date\n"
+    "def parse_iso_date(text: str) -> str:\n"
+    "    \"\"\"Normalise an ISO-8601 date to YYYY-MM-DD.\"\"\"\n"
+    "    import datetime\n"
+    "\n"
+    "    return datetime.date.fromisoformat(text).isoformat()\n"
+    "```\n"
+)
+
+
+def test_go_drafts_in_a_worker_thread_and_the_result_reaches_the_user(cat_run, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "utils").mkdir(parents=True)
+    (repo / "utils" / "__init__.py").write_text("")
+    url = f"/plugins/settings/{PLUGIN_ID}"
+    before = cat_run.client.get(url).json()["value"]
+    put = cat_run.client.put(url, json={
+        "repository_path": str(repo), "data_folder": str(tmp_path / "data"),
+        "max_iterations": 2, "check_judge": False, "extended_loop": False,
+        "peer_review": False})
+    assert put.status_code == 200, put.text
+    cat_run.script.rules += [("into META-CODE", json.dumps(METACODE)),
+                             ("You write Python code for one goal", DRAFT)]
+    script = cat_run.script
+    try:
+        with cat_run.session("gina") as chat:
+            script.tool_action, script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
+            proposal = chat.say("write a function that parses ISO-8601 dates")
+            script.tool_action, script.form_json = "no_action", {}
+            started = chat.say("go")
+            worker = cat_run.plugin_module("runtime")._drafting.get("gina")
+            assert worker is not None, started
+            worker.join(timeout=600)
+            assert not worker.is_alive(), "the draft loop did not finish in 600 s"
+            result = chat.wait_for(lambda f: f.get("type") == "chat", timeout=60)
+        state = cat_run.plugin_state("gina")
+        history = next(t for t in cat_run.ccat.mad_hatter.tools if t.name == "draft_history"
+                       and t.plugin_id == PLUGIN_ID).func("", cat=cat_run.stray("gina"))
+    finally:
+        cat_run.script.rules.clear()
+        script.tool_action, script.form_json = "no_action", {}
+        cat_run.client.put(url, json=before)
+    assert "**go**" in proposal["text"], proposal
+    assert "Drafting" in started["text"], started
+    assert result is not None, "the draft's result never reached the user's socket"
+    text = str(result.get("content") or result.get("text"))  # send_ws_message: "content"
+    assert state["phase"] == "done", (state["phase_machine"], text)
+    assert state["commit_id"] and state["commit_id"][:10] in text + history, \
+        (state["commit_id"], text, history)
+    assert "parse_iso_date" in text
+    assert "draft 1" in history, history
 
 
 # -- dedicated boots --------------------------------------------------------------------------
