@@ -301,14 +301,12 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
                before_boot: Callable[[Any], None] | None = None) -> Iterator[CatRun]:
     """Boot the Cat (TestClient lifespan) with the plugin mounted and, by default, toggled on.
 
-    ``workdir`` holds the metadata file (active plugins, so a second boot with the same
-    ``workdir`` finds the plugin active at startup) and the file-system cache. The plugin lives
-    in a fresh ``<core>/cwm_it_*`` folder, or in ``plugins_name`` of an earlier boot kept with
-    ``keep_plugins_dir`` (pickled classes are found by module path, so a restart needs the same
-    one). ``settings`` is written as its ``settings.json`` before the boot, and each of
-    ``files`` (top-level name -> text) replaces the repository's file. ``before_boot(mp)``
-    may add monkeypatches. Boots may nest: the outer Cat's singletons and app state come back.
-    """
+    ``workdir`` holds the metadata (so a second boot on it finds the plugin active at startup)
+    and the file-system cache. The plugin lives in a fresh ``<core>/cwm_it_*`` folder, or in
+    ``plugins_name`` of a boot kept with ``keep_plugins_dir`` (pickles name classes by module
+    path: a restart needs the same one). ``settings`` becomes its ``settings.json``; ``files``
+    (name -> text) replace top-level files; ``before_boot(mp)`` may add monkeypatches. Boots
+    may nest: the outer Cat's singletons and app state come back."""
     import pytest
 
     workdir.mkdir(parents=True, exist_ok=True)

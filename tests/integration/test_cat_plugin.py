@@ -6,6 +6,7 @@ cache type, PATH or a restart boot a dedicated one. The LLM is the only fake (ca
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -145,6 +146,21 @@ def test_status_tool_answers_a_chat_turn(cat_run):
         "the tool was never offered to the LLM"
 
 
+@contextlib.contextmanager
+def configured(run, **settings):
+    """The shared Cat with these plugin settings; settings and the LLM script restored after."""
+    url = f"/plugins/settings/{PLUGIN_ID}"
+    before = run.client.get(url).json()["value"]
+    put = run.client.put(url, json=settings)
+    assert put.status_code == 200, put.text
+    try:
+        yield
+    finally:
+        run.script.rules.clear()
+        run.script.tool_action, run.script.form_json = "no_action", {}
+        run.client.put(url, json=before)
+
+
 def start_form(run, user: str) -> dict:
     """One turn that starts the request form; the fake LLM fills every field at once."""
     script = run.script
@@ -172,20 +188,12 @@ def test_the_form_proposes_meta_code_and_cancel_drops_the_task(cat_run, tmp_path
     repo = tmp_path / "repo"
     (repo / "utils").mkdir(parents=True)
     (repo / "utils" / "text.py").write_text("def shout(s: str) -> str:\n    return s.upper()\n")
-    url = f"/plugins/settings/{PLUGIN_ID}"
-    before = cat_run.client.get(url).json()["value"]
-    put = cat_run.client.put(url, json={"repository_path": str(repo),
-                                        "data_folder": str(tmp_path / "data")})
-    assert put.status_code == 200, put.text
-    cat_run.script.rules.append(("into META-CODE", json.dumps(METACODE)))
-    try:
+    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data")):
+        cat_run.script.rules.append(("into META-CODE", json.dumps(METACODE)))
         proposal = start_form(cat_run, "erin")
         state = cat_run.plugin_state("erin")
         cancelled = cat_run.chat("cancel", user="erin")
         after = cat_run.plugin_state("erin")
-    finally:
-        cat_run.script.rules.clear()
-        cat_run.client.put(url, json=before)
     assert proposal["type"] == "chat" and "**go**" in proposal["text"], proposal["text"]
     assert METACODE["symbol"] in proposal["text"]
     assert state["phase"] == "collecting", state
@@ -213,13 +221,8 @@ def test_indexed_code_lands_in_the_cats_memory_and_reaches_the_prompt_braces_int
     repo = tmp_path / "repo"
     (repo / "fmt").mkdir(parents=True)
     (repo / "fmt" / "pairs.py").write_text(BRACED_CODE)
-    url = f"/plugins/settings/{PLUGIN_ID}"
-    before = cat_run.client.get(url).json()["value"]
-    put = cat_run.client.put(url, json={"repository_path": str(repo),
-                                        "data_folder": str(tmp_path / "data")})
-    assert put.status_code == 200, put.text
-    cat_run.script.tool_action = "index_code_repository"
-    try:
+    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data")):
+        cat_run.script.tool_action = "index_code_repository"
         started = cat_run.chat("index my repository", user="frank")
         cat_run.script.tool_action = "no_action"
         for thread in list(cat_run.plugin_module("runtime")._indexing.values()):
@@ -233,9 +236,6 @@ def test_indexed_code_lands_in_the_cats_memory_and_reaches_the_prompt_braces_int
         point = next(p for p in points if "render_pairs" in p.payload["page_content"])
         mark = len(cat_run.script.prompts)
         answer = cat_run.chat(point.payload["page_content"], user="frank")
-    finally:
-        cat_run.script.tool_action = "no_action"
-        cat_run.client.put(url, json=before)
     assert started["type"] == "chat" and "Indexing" in started["text"], started
     assert answer["type"] == "chat" and answer["text"] == cat_run.script.answer, answer
     main_prompt = cat_run.script.prompts[-1]
@@ -259,17 +259,11 @@ def test_go_drafts_in_a_worker_thread_and_the_result_reaches_the_user(cat_run, t
     repo = tmp_path / "repo"
     (repo / "utils").mkdir(parents=True)
     (repo / "utils" / "__init__.py").write_text("")
-    url = f"/plugins/settings/{PLUGIN_ID}"
-    before = cat_run.client.get(url).json()["value"]
-    put = cat_run.client.put(url, json={
-        "repository_path": str(repo), "data_folder": str(tmp_path / "data"),
-        "max_iterations": 2, "check_judge": False, "extended_loop": False,
-        "peer_review": False})
-    assert put.status_code == 200, put.text
-    cat_run.script.rules += [("into META-CODE", json.dumps(METACODE)),
-                             ("You write Python code for one goal", DRAFT)]
     script = cat_run.script
-    try:
+    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data"),
+                    max_iterations=2, check_judge=False, extended_loop=False, peer_review=False):
+        script.rules += [("into META-CODE", json.dumps(METACODE)),
+                         ("You write Python code for one goal", DRAFT)]
         with cat_run.session("gina") as chat:
             script.tool_action, script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
             proposal = chat.say("write a function that parses ISO-8601 dates")
@@ -283,10 +277,6 @@ def test_go_drafts_in_a_worker_thread_and_the_result_reaches_the_user(cat_run, t
         state = cat_run.plugin_state("gina")
         history = next(t for t in cat_run.ccat.mad_hatter.tools if t.name == "draft_history"
                        and t.plugin_id == PLUGIN_ID).func("", cat=cat_run.stray("gina"))
-    finally:
-        cat_run.script.rules.clear()
-        script.tool_action, script.form_json = "no_action", {}
-        cat_run.client.put(url, json=before)
     assert "**go**" in proposal["text"], proposal
     assert "Drafting" in started["text"], started
     assert result is not None, "the draft's result never reached the user's socket"
