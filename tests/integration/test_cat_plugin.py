@@ -360,6 +360,27 @@ def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
         assert run.plugin_state()["task_id"] == state["task_id"]
 
 
+def test_a_configured_repository_is_indexed_when_the_cat_starts(boot_cat, tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "fmt").mkdir(parents=True)
+    (repo / "fmt" / "pairs.py").write_text(BRACED_CODE)
+    workdir = tmp_path / "cat"
+    settings = {"repository_path": str(repo), "data_folder": str(tmp_path / "data")}
+    with boot_cat(workdir=workdir, settings=settings, keep_plugins_dir=True) as run:
+        plugins_name = run.plugins_name  # toggled on at runtime: no after_cat_bootstrap yet
+        assert code_points(run) == []
+    with boot_cat(workdir=workdir, toggle=False, plugins_name=plugins_name) as run:
+        assert_glue_loaded(run)
+        for thread in list(run.plugin_module("runtime")._indexing.values()):
+            thread.join(timeout=300)
+            assert not thread.is_alive(), "start-up indexing did not finish in 300 s"
+        points = code_points(run)
+        errors = [e for e in run.logs.errors_since(0) if cat_harness.LOAD_ERROR not in e]
+    assert errors == [], "\n".join(errors)  # load errors have their own test
+    assert any("fmt/pairs.py" in p.payload["metadata"]["source"] for p in points), \
+        "after_cat_bootstrap did not index the configured repository into the Cat's memory"
+
+
 def record_pip_calls(calls: list):
     """A ``before_boot`` that records the Cat's pip runs instead of running them."""
 
