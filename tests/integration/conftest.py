@@ -6,6 +6,8 @@ Cat imports this file too (it imports every ``.py`` of the plugin): nothing runs
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from . import cat_harness
@@ -38,10 +40,17 @@ def cat_run(cat_core, tmp_path_factory):
 
 @pytest.fixture
 def boot_cat(cat_core, tmp_path):
-    """Factory for a dedicated Cat: ``with boot_cat(settings={...}) as run: ...``."""
+    """Factory for a dedicated Cat: ``with boot_cat(settings={...}) as run: ...``.
+
+    Plugin folders kept for a second boot are removed afterwards even if the test failed
+    between the two boots.
+    """
+    before = set(cat_core.glob("cwm_it_*"))
 
     def boot(**kwargs):
         workdir = kwargs.pop("workdir", tmp_path)
         return cat_harness.booted_cat(cat_core, workdir, **kwargs)
 
-    return boot
+    yield boot
+    for left in set(cat_core.glob("cwm_it_*")) - before:
+        shutil.rmtree(left, ignore_errors=True)  # symlinks are unlinked, never followed
