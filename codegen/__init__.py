@@ -41,7 +41,7 @@ def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __name__), name)
+    value = getattr(importlib.import_module(module_name, __package__), name)
     globals()[name] = value
     return value
 

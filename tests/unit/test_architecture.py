@@ -134,3 +134,27 @@ def test_every_non_glue_module_imports_without_side_effects():
     assert dict(os.environ) == before_env
     assert sys.path == before_path
     assert set(threading.enumerate()) <= before_threads
+
+
+def test_package_inits_survive_the_cats_second_import_as_plain_modules():
+    """The Cat imports ``pkg/__init__.py`` again as module ``<pkg>.__init__`` and calls
+    ``inspect.getmembers`` on it: lazy exports must resolve there too."""
+    import importlib.util
+    import inspect
+
+    for rel in python_files():
+        if rel.name != "__init__.py" or rel.parts[0] == "tests":
+            continue
+        package = "codemem." + ".".join(rel.parent.parts)
+        importlib.import_module(package)
+        name = f"{package}.__init__"
+        spec = importlib.util.spec_from_file_location(name, ROOT / rel)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+            members = dict(inspect.getmembers(module))
+        finally:
+            del sys.modules[name]
+        for export in getattr(module, "__all__", []):
+            assert export in members, f"{rel}: {export} did not resolve"
