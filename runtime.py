@@ -112,6 +112,15 @@ def plugin_settings(cat: Any) -> tuple[PluginSettings, list[str]]:
     return read_settings(raw)
 
 
+def missing_settings(cat: Any) -> list[str]:
+    """Settings with no stored value (a file from an older version, or edited by hand)."""
+    try:
+        raw = cat.mad_hatter.plugins[PLUGIN_ID].load_settings()
+    except (KeyError, AttributeError):
+        return []
+    return sorted(set(PluginSettings.model_fields) - set(raw if isinstance(raw, dict) else ()))
+
+
 def data_dir(settings: PluginSettings) -> str:
     """The plugin's data folder: the setting, or ``<Cat data folder>/code_working_memory``.
 
@@ -129,6 +138,53 @@ def cat_data_dir() -> str:
     metadata_file = os.environ.get("CCAT_METADATA_FILE", os.path.join("cat", "data",
                                                                       "metadata.json"))
     return os.path.abspath(os.path.dirname(metadata_file))
+
+
+#: The plugin's own requirements file (as mounted: not resolved through symlinks).
+REQUIREMENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "requirements.txt")
+
+
+def requirements_problems(path: str = REQUIREMENTS) -> list[str]:
+    """What keeps the plugin's dependencies from being installed, line by line.
+
+    The Cat parses ``requirements.txt`` line by line and silently stops at the first line
+    ``packaging`` rejects (a comment, a blank line, an option): every later dependency is then
+    missing and only a generic error is logged. This names the line and what is missing.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+    except OSError as err:
+        return [f"requirements.txt cannot be read: {err}"]
+    if lines and lines[-1] == "":
+        lines.pop()
+    problems = []
+    for number, line in enumerate(lines, 1):
+        try:
+            name = Requirement(line).name
+        except InvalidRequirement:
+            problems.append(f"requirements.txt line {number} ({line.strip()!r:.60}) is not a "
+                            "bare requirement: the Cat stops installing at that line")
+            continue
+        try:
+            version(name)
+        except PackageNotFoundError:
+            problems.append(f"{name} (requirements.txt line {number}) is not installed")
+    return problems
+
+
+def log_requirements_problems() -> None:
+    """At activation: say clearly which requirement line or package is the problem."""
+    try:
+        from cat.log import log as cat_log  # the Cat's loguru logger: what admins read
+    except ImportError:
+        cat_log = log
+    for problem in requirements_problems():
+        cat_log.error(f"Code Working Memory: {problem}")
 
 
 def status_report(cat: Any) -> str:
@@ -152,8 +208,13 @@ def status_report(cat: Any) -> str:
     if state.task_id and state.task_id in state.scratchpad.tasks():
         lines.append("")
         lines.append(state.scratchpad.summary(state.task_id, max_chars=1200))
-    for problem in problems + state.warnings:
+    for problem in problems + state.warnings + requirements_problems():
         lines.append(f"- warning: {problem}")
+    missing = missing_settings(cat)
+    if missing:
+        shown = ", ".join(missing[:6]) + (", …" if len(missing) > 6 else "")
+        lines.append(f"- note: settings.json has no value for {len(missing)} setting(s) "
+                     f"({shown}): their defaults are used")
     return "\n".join(lines)
 
 

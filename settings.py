@@ -161,3 +161,29 @@ def read_settings(raw: Any) -> tuple[PluginSettings, list[str]]:
 def settings_model():
     """The admin panel's model (also used by the Cat to create settings.json)."""
     return PluginSettings
+
+
+@plugin
+def activated(plugin):
+    """Name a broken requirements.txt line or a missing dependency in the Cat's log.
+
+    Runs at every start-up, before the Cat exists (cat-v1-api.md §2.4): it only reads files and
+    logs, and never raises (raising here would abort the Cat's boot).
+    """
+    try:
+        from .runtime import log_requirements_problems
+
+        log_requirements_problems()
+    except Exception as err:  # crash boundary: activation must never fail because of a check
+        _log_warning(f"Code Working Memory: dependency check skipped: {err!r}")
+
+
+def _log_warning(message):
+    try:
+        from cat.log import log
+
+        log.warning(message)
+    except ImportError:
+        import logging
+
+        logging.getLogger(__name__).warning(message)

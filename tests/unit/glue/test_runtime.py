@@ -99,3 +99,44 @@ def test_data_dir_defaults_to_the_cat_data_folder_never_the_plugin_folder(monkey
 def test_users_get_separate_locks():
     assert runtime.user_lock(make_cat("a")) is runtime.user_lock(make_cat("a"))
     assert runtime.user_lock(make_cat("a")) is not runtime.user_lock(make_cat("b"))
+
+
+def test_the_shipped_requirements_have_no_problem():
+    assert runtime.requirements_problems() == []
+
+
+def test_a_broken_requirements_line_and_a_missing_package_are_named(tmp_path):
+    path = tmp_path / "requirements.txt"
+    path.write_text("# a comment: the Cat stops reading here\nlibcst>=1.8,<1.10\n"
+                    "surely-not-installed-package>=1\n")
+    problems = runtime.requirements_problems(str(path))
+    assert problems[0].startswith("requirements.txt line 1 ('# a comment")
+    assert "the Cat stops installing at that line" in problems[0]
+    assert problems[1] == ("surely-not-installed-package (requirements.txt line 3) "
+                           "is not installed")
+    assert len(problems) == 2
+
+
+def test_status_report_names_requirement_problems(monkeypatch, tmp_path):
+    path = tmp_path / "requirements.txt"
+    path.write_text("\nlibcst>=1.8\n")
+    monkeypatch.setattr(runtime, "REQUIREMENTS", str(path))
+    monkeypatch.setattr(runtime.requirements_problems, "__defaults__", (str(path),))
+    assert "warning: requirements.txt line 1 ('')" in runtime.status_report(make_cat())
+
+
+def test_activation_check_never_raises(monkeypatch):
+    from codemem import settings
+
+    monkeypatch.setattr(runtime, "requirements_problems", lambda *a: 1 / 0)
+    settings.activated(None)  # logs "dependency check skipped", never raises
+
+
+def test_status_notes_settings_with_no_stored_value():
+    cat = make_cat(settings={"repository_path": "/workspace"})
+    text = runtime.status_report(cat)
+    note = [line for line in text.splitlines() if line.startswith("- note:")]
+    assert len(note) == 1 and "their defaults are used" in note[0]
+    assert "batch_size" in note[0] and "repository_path" not in note[0]
+    full = {name: field.default for name, field in runtime.PluginSettings.model_fields.items()}
+    assert "- note:" not in runtime.status_report(make_cat(settings=full))
