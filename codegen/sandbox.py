@@ -4,7 +4,7 @@ Why this shape: the Cat is a multi-threaded server running as root, so isolation
 in a fresh process (``sandbox_boot.py``, executed by path) rather than with ``preexec_fn``; and
 the host may or may not allow namespaces, so every layer is tried, and what was achieved is
 reported in :class:`Isolation` with each result instead of being assumed. See
-``docs/readme/sandbox.md`` for the layers and their limits.
+the README section "Validating drafts and the sandbox" for the layers and their limits.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Opt-in: ``CCAT_CORE_DIR`` names a Cat core folder (the one holding ``cat/`` and
 ``pyproject.toml``) and pytest runs with the Python of a venv where that core is installed
-(``tests/integration/setup_cat.sh`` builds one). See docs/readme/integration-tests.md.
+(``tests/integration/setup_cat.sh`` builds one). See docs/integration-tests.md.
 
 The Cat imports every ``.py`` file of this repository, this one included, so nothing happens
 at import time here: ``cat``, fastapi, langchain and loguru are imported inside functions, and
@@ -43,7 +43,7 @@ HOW_TO_ENABLE = (
     "folder (the one holding cat/ and pyproject.toml) and run pytest with the Python of the venv "
     "where that core is installed, e.g. `CCAT_CORE_DIR=/work/catcore/core "
     "/work/catcore/venv/bin/python -m pytest tests/integration -q`; "
-    "tests/integration/setup_cat.sh builds that venv (docs/readme/integration-tests.md)"
+    "tests/integration/setup_cat.sh builds that venv (docs/integration-tests.md)"
 )
 #: Top-level entries of the repository never mirrored into the test plugin folder.
 _NOT_MIRRORED = {"settings.json"}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the environment of the opt-in real-Cat integration tests (docs/readme/integration-tests.md).
+# Build the environment of the opt-in real-Cat integration tests (docs/integration-tests.md).
 #
 #   tests/integration/setup_cat.sh <SOURCE> [DEST]
 #
