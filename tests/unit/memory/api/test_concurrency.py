@@ -10,6 +10,15 @@ from .child_scripts import WRITER, spawn
 from .helpers import async_llm
 
 
+def run_in_threads(work, count: int = 8) -> None:
+    """Run ``work(t)`` for t in range(count) in threads and wait (bounded) for all."""
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+
+
 def test_eight_threads_sharing_one_system(tmp_path):
     ids: list[str] = []
     errors: list[BaseException] = []
@@ -27,11 +36,7 @@ def test_eight_threads_sharing_one_system(tmp_path):
             except BaseException as err:  # noqa: BLE001 - reported below
                 errors.append(err)
 
-        threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
+        run_in_threads(work)
         assert errors == []
         assert len(set(ids)) == 320 and system.count_memories() == 320
         assert all(system.get_memory(i) is not None for i in ids)
@@ -53,11 +58,7 @@ def test_eight_threads_with_their_own_connections(tmp_path):
         except BaseException as err:  # noqa: BLE001 - reported below
             errors.append(err)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    run_in_threads(work)
     assert errors == []
     with MemorySystem(async_llm(), path) as system:
         assert system.count_memories() == 320 == len(set(created))
