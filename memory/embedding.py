@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -43,11 +44,7 @@ class HashingEmbedder:
     def _vector(self, text: str) -> np.ndarray:
         counts: dict[tuple[int, float], float] = {}
         for word in _WORD.findall(text):
-            lower = word.lower()
-            parts = split_identifier(word)
-            for token in {lower, *parts} if len(parts) > 1 else (lower,):
-                h = zlib.crc32(token.encode("utf-8"))
-                slot = (h % self.dimension, 1.0 if (h >> 31) & 1 else -1.0)
+            for slot in _word_slots(word, self.dimension):
                 counts[slot] = counts.get(slot, 0.0) + 1.0
         vec = np.zeros(self.dimension, dtype=np.float32)
         for (index, sign), count in counts.items():
@@ -65,6 +62,19 @@ class HashingEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query into a ``(dimension,)`` float32 array."""
         return self._vector(text)
+
+
+@lru_cache(maxsize=1 << 17)
+def _word_slots(word: str, dimension: int) -> tuple[tuple[int, float], ...]:
+    """Hash slots (index, sign) of a word and its identifier parts; memoized, since code
+    repeats the same words over and over (indexing profile)."""
+    lower = word.lower()
+    parts = split_identifier(word)
+    slots = []
+    for token in {lower, *parts} if len(parts) > 1 else (lower,):
+        h = zlib.crc32(token.encode("utf-8"))
+        slots.append((h % dimension, 1.0 if (h >> 31) & 1 else -1.0))
+    return tuple(slots)
 
 
 def embedder_key(embedder: Any, dimension: int) -> str:
