@@ -134,6 +134,9 @@ def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str) -> s
         parts.append("Your repository was not changed: the draft lives in the plugin's history.")
         return "\n\n".join(parts)
     last = outcome.last_good[:12] if outcome.last_good else "none"
+    if outcome.reason.startswith("cancelled"):
+        return (f"Stopped as you asked, after {outcome.iterations} iteration(s). Last good "
+                f"draft: `{last}`; every draft is in the history.")
     return "\n\n".join([
         f"I gave up after {outcome.iterations} iteration(s): {outcome.reason}.",
         f"Last report:\n{outcome.last_report.as_feedback()}",
@@ -160,11 +163,12 @@ def start_thread(name: str, target: Callable[[], None]) -> threading.Thread:
 
 
 def run(project: projects.Project, settings: PluginSettings, meta: MetaCode, task_id: str,
-        notes: Any, on_progress: Callable[[ProgressEvent], None]) -> Committed | GaveUp:
+        notes: Any, on_progress: Callable[[ProgressEvent], None],
+        should_stop: Callable[[], bool] | None = None) -> Committed | GaveUp:
     """One draft-loop run with everything wired from the project and the settings."""
     return run_draft_loop(
         meta, task_id=task_id, llm=projects.cat_llm, store=project.commits, notes=notes,
         repo_files=repo_sources(project.root, settings),
         repo_context=context_source(project, ("code_entity",)),
         associative=context_source(project, ("documentation", "debugging_session")),
-        config=loop_config(settings), on_progress=on_progress)
+        config=loop_config(settings), on_progress=on_progress, should_stop=should_stop)

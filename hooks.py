@@ -45,9 +45,11 @@ def agent_prompt_suffix(prompt_suffix, cat):
 
 @hook
 def agent_fast_reply(fast_reply, cat):
-    """Answer proposed meta-code ("go", "cancel", changes) and "apply" without the agent."""
+    """Answer proposed meta-code ("go", "cancel", changes), "stop" and "apply" directly."""
     text = getattr(cat.working_memory.user_message_json, "text", "") or ""
     answer = runtime.reply_to_proposal(cat, text)
+    if answer is None:
+        answer = runtime.stop_if_asked(cat, text)
     if answer is None:
         answer = history.apply_if_asked(cat, text)
     if answer is not None:

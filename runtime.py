@@ -353,6 +353,20 @@ def index_at_startup(cheshire_cat: Any) -> None:
 # -- the code request: proposal, confirmation, draft loop -----------------------------------------
 
 _drafting: dict[str, threading.Thread] = {}
+_stop_requests: dict[str, threading.Event] = {}
+
+
+def stop_if_asked(cat: Any, text: str) -> str | None:
+    """"stop" / "cancel" while a draft loop runs: end it after the current step."""
+    from .codegen.replies import ReplyIntent, classify_reply
+
+    user = str(cat.user_id)
+    running = _drafting.get(user)
+    if running is None or not running.is_alive() or classify_reply(text) is not ReplyIntent.CANCEL:
+        return None
+    _stop_requests[user].set()
+    return ("Stopping the draft loop after the current step; the drafts so far stay in the "
+            "history.")
 
 
 def propose_request(cat: Any, request: Mapping[str, Any]) -> str:
@@ -458,6 +472,7 @@ def _start_drafting(cat: Any, task: str) -> str:
         pad.import_task(task, state.scratchpad.export_task(task))
         save_state(cat, state)
     throttle = projects.Throttle(projects.PROGRESS_INTERVAL_S)
+    stop = _stop_requests[str(cat.user_id)] = threading.Event()
 
     def on_progress(event: Any) -> None:
         phase = drafting.phase_for(event)
@@ -469,7 +484,7 @@ def _start_drafting(cat: Any, task: str) -> str:
 
     def work() -> None:
         try:
-            outcome = drafting.run(project, settings, meta, task, pad, on_progress)
+            outcome = drafting.run(project, settings, meta, task, pad, on_progress, stop.is_set)
             done = isinstance(outcome, drafting.Committed)
             diff = ""
             if done:

@@ -130,16 +130,19 @@ def run_draft_loop(metacode: MetaCode, *, task_id: str, llm: Completer, store: D
                    validator: Validator | None = None, select_tests: TestSelector | None = None,
                    sandbox: Callable[..., Any] | None = None, judge_llm: Completer | None = None,
                    config: LoopConfig | None = None,
-                   on_progress: Callable[[ProgressEvent], None] | None = None) -> Outcome:
+                   on_progress: Callable[[ProgressEvent], None] | None = None,
+                   should_stop: Callable[[], bool] | None = None) -> Outcome:
     """Iterate until a draft passes (Committed) or the budget/stuck detection stops (GaveUp).
 
     ``repo_files`` are the repository files validation may need (read-only; the draft overlays
     them). The task's scratchpad entry must exist (``Scratchpad.start_task``) when ``notes`` is
     given. Defaults: the real validator, test selector and sandbox of this package.
+    ``should_stop`` is asked before each iteration: True ends the run (GaveUp, "cancelled:").
     """
     run = _Run(metacode, task_id, llm, store, notes, dict(repo_files or {}), repo_context,
                associative, validator, select_tests, sandbox, judge_llm, config or LoopConfig(),
                on_progress)
+    run.should_stop = should_stop
     return run.go()
 
 
@@ -162,6 +165,7 @@ class _Run:
         self.validation_s, self._vlock = 0.0, threading.Lock()
         self.warnings: list[str] = []
         self.iteration = 0
+        self.should_stop: Callable[[], bool] | None = None
 
     # -- driver -----------------------------------------------------------------------------
     def go(self) -> Outcome:
@@ -170,6 +174,8 @@ class _Run:
         report = ValidationReport()
         self._note("loop.status", "running")
         while self.iteration < self.config.max_iterations:
+            if self.should_stop is not None and self.should_stop():
+                return self._gave_up("cancelled: stopped on request", report, head)
             self.iteration += 1
             attempt = self._attempt(head, feedback)
             report = attempt.report

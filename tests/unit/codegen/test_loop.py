@@ -185,3 +185,19 @@ def test_failing_context_source_is_a_warning_not_a_crash(store) -> None:  # noqa
     assert isinstance(outcome, Committed)
     assert outcome.warnings == ("associative context unavailable: OSError: index is being "
                                 "rebuilt",)
+
+
+def test_a_stop_request_ends_the_run_before_the_next_iteration(store, notes) -> None:  # noqa: F811
+    llm = ScriptedLLM(entity(PATH, "slugify", WRONG_SLUG))  # one failing draft, then stop
+    asked = []
+
+    def should_stop() -> bool:
+        asked.append(True)
+        return len(asked) > 1  # let the first iteration run, stop before the second
+
+    outcome, events = run(llm, store, notes, config=LoopConfig(max_iterations=4),
+                          should_stop=should_stop)
+    assert isinstance(outcome, GaveUp) and outcome.reason == "cancelled: stopped on request"
+    assert outcome.iterations == 1 and llm.remaining == 0
+    assert [c.verdict for c in store.log(TASK)] == ["imported"]  # the failed draft rolled back
+    assert ("done", "failed") in [(e.step, e.status) for e in events]

@@ -172,3 +172,36 @@ def test_apply_respects_the_never_policy(setup):
     cat.mad_hatter.plugins[runtime.PLUGIN_ID].load_settings()["write_back"] = (
         "never: drafts stay in the history")
     assert history.apply_if_asked(cat, "apply").startswith("Write-back is off")
+
+
+def test_stop_while_drafting_ends_the_loop_after_the_current_step(setup, monkeypatch):
+    import threading
+
+    from ..codegen.helpers_codegen import WRONG_SLUG
+
+    cat, sent, _, _, _ = setup
+    gate, generating = threading.Event(), threading.Event()
+
+    def slow_wrong(prompt: str) -> str:
+        if prompt.startswith("You write Python code for one goal"):
+            generating.set()
+            gate.wait(60)  # hold the first iteration until the user has said "stop"
+            return entity("text/slug.py", "slugify", WRONG_SLUG)
+        return answer(prompt)
+
+    llm = FunctionLLM(slow_wrong, limit=60)
+    cat.llm = llm
+    monkeypatch.setattr(projects, "cat_llm", llm)
+    assert runtime.stop_if_asked(cat, "stop") is None  # nothing runs yet
+    runtime.propose_request(cat, REQUEST)
+    runtime.reply_to_proposal(cat, "go")
+    assert generating.wait(60), "the first iteration never started"
+    assert runtime.stop_if_asked(cat, "please keep going") is None
+    assert runtime.stop_if_asked(cat, "stop").startswith("Stopping the draft loop")
+    gate.set()
+    wait(cat)
+    kind, result = sent[-1]
+    assert kind == "chat" and result.startswith("Stopped as you asked, after 1 iteration(s)")
+    state = runtime.load_state(cat)
+    assert state.phase.phase is CodegenPhase.FAILED
+    assert sum(p.startswith("You write Python code") for p in llm.prompts) == 1
