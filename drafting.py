@@ -170,5 +170,6 @@ def run(project: projects.Project, settings: PluginSettings, meta: MetaCode, tas
         meta, task_id=task_id, llm=projects.cat_llm, store=project.commits, notes=notes,
         repo_files=repo_sources(project.root, settings),
         repo_context=context_source(project, ("code_entity",)),
-        associative=context_source(project, ("documentation", "debugging_session")),
+        associative=context_source(project, ("documentation", "debugging_session",
+                                             "task_note")),
         config=loop_config(settings), on_progress=on_progress, should_stop=should_stop)

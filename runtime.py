@@ -378,12 +378,44 @@ def propose_request(cat: Any, request: Mapping[str, Any]) -> str:
     state = start_request(cat, request)
     try:
         project, _ = project_of(cat)
+        archive_finished_tasks(cat, project.code)
         meta = drafting.propose(project, request, [], cat.llm)
     except (CodeMemoryError, CodegenError) as err:
         _fail(cat, state.task_id, f"could not prepare the request: {err}")
         return f"I could not prepare the request: {err}"
     _remember_proposal(cat, state.task_id, meta.to_dict(), [])
     return f"{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+
+
+#: What a finished task leaves in long-term memory when the next request starts.
+ARCHIVED_NOTES = ("request", "metacode", "loop.status", "loop.last_feedback")
+
+
+def archive_finished_tasks(cat: Any, memory: Any) -> list[str]:
+    """Complete every scratchpad task but the current one: archive its key notes, clear it.
+
+    Keeps the working memory (pickled every turn by the Cat's file_system cache) from growing
+    with every request. A task whose archiving fails stays, so nothing is lost.
+    """
+
+    def sink(text: str, metadata: dict) -> str:
+        return memory.add_memory(text, {**metadata, "type": "task_note"})
+
+    done = []
+    with user_lock(cat):
+        state = load_state(cat)
+        for task in state.scratchpad.tasks():
+            if task == state.task_id:
+                continue
+            keys = [k for k in ARCHIVED_NOTES if state.scratchpad.query(task, k).found]
+            try:
+                state.scratchpad.complete(task, archive_keys=keys, sink=sink)
+            except Exception as err:  # the sink is a database: keep the task, say why
+                log.warning("could not archive scratchpad task %s: %s", task, err)
+                continue
+            done.append(task)
+        save_state(cat, state)
+    return done
 
 
 def reply_to_proposal(cat: Any, text: str) -> str | None:

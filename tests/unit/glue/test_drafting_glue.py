@@ -205,3 +205,19 @@ def test_stop_while_drafting_ends_the_loop_after_the_current_step(setup, monkeyp
     state = runtime.load_state(cat)
     assert state.phase.phase is CodegenPhase.FAILED
     assert sum(p.startswith("You write Python code") for p in llm.prompts) == 1
+
+
+def test_a_new_request_archives_the_finished_tasks_notes_and_clears_them(setup):
+    cat, sent, llm, _, _ = setup
+    runtime.propose_request(cat, REQUEST)
+    runtime.reply_to_proposal(cat, "go")
+    wait(cat)
+    first = runtime.load_state(cat).task_id
+    runtime.propose_request(cat, {**REQUEST, "request": "a second, unrelated request"})
+    state = runtime.load_state(cat)
+    assert state.scratchpad.tasks() == [state.task_id] and state.task_id != first
+    project, _ = runtime.project_of(cat)
+    notes = project.code.list_memories({"type": "task_note", "task_id": first})
+    # first-try success: no "loop.last_feedback" note existed to archive
+    assert sorted(m["metadata"]["key"] for m in notes) == ["loop.status", "metacode", "request"]
+    assert any("turn a title into a URL slug" in m["text"] for m in notes)
