@@ -19,8 +19,8 @@ import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
+from .commits.names import check_path
 from .errors import CodeMemoryError, UnsafeInput
 
 
@@ -41,12 +41,15 @@ class WriteBackResult:
 
 
 def _safe_parts(rel: str) -> list[str]:
-    path = PurePosixPath(rel)
-    parts = list(path.parts)
-    if (not rel or path.is_absolute() or "\\" in rel or "\x00" in rel or not parts
-            or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts)):
-        raise UnsafeInput(f"refusing to write {rel!r}: not a plain path inside the repository")
-    return parts
+    """The path's components, if it is a plain path inside the repository.
+
+    The same rules as the draft history's paths (a draft can only hold such paths anyway).
+    """
+    try:
+        return check_path(rel).split("/")
+    except UnsafeInput as err:
+        raise UnsafeInput(f"refusing to write {rel!r}: not a plain path inside the repository "
+                          f"({err})") from None
 
 
 def _current(root: str, parts: list[str]) -> str | None:

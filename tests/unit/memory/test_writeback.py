@@ -61,7 +61,8 @@ def test_nothing_is_written_when_any_file_is_refused(repo):
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "../x.py", "pkg/../../x.py", ".git/config",
-                                  "pkg/.GIT/hooks/pre-commit", "", "a\x00b.py", "..\\x.py"])
+                                  "pkg/.GIT/hooks/pre-commit", "", "a\x00b.py", "..\\x.py",
+                                  "-rf.py", "pkg/a\nb.py", ".gitmodules", "pkg/.git./x"])
 def test_unsafe_paths_are_refused(repo, path):
     with pytest.raises(WriteBackRefused, match="not a plain path"):
         write_back(str(repo), {path: "x\n"}, {path: None})
