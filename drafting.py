@@ -21,7 +21,6 @@ from .codegen.loop import Committed, GaveUp, LoopConfig, ProgressEvent, run_draf
 from .codegen.metacode import MetaCode, generate_metacode
 from .codegen.phases import CodegenPhase
 from .codegen.ports import ContextSnippet
-from .codegen.replies import ReplyIntent, classify_reply
 from .memory.codebase import CodeContext
 from .memory.extract import read_file_safely, walk_repository
 from .settings import PluginSettings
@@ -148,11 +147,6 @@ def first_commit(project: projects.Project, task_id: str) -> str:
     """The task's first commit (the user's files as they were), or ''."""
     entries = project.commits.log(task_id)
     return entries[-1].id if entries else ""
-
-
-def classify(text: str) -> ReplyIntent:
-    """How the user answered a proposal."""
-    return classify_reply(text)
 
 
 def start_thread(name: str, target: Callable[[], None]) -> threading.Thread:

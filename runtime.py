@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .codegen.phases import CodegenPhase, PhaseMachine
+from .codegen.replies import ReplyIntent, classify_reply
 from .memory.scratchpad import Scratchpad, ScratchpadError
 from .settings import PluginSettings, read_settings
 
@@ -358,8 +359,6 @@ _stop_requests: dict[str, threading.Event] = {}
 
 def stop_if_asked(cat: Any, text: str) -> str | None:
     """"stop" / "cancel" while a draft loop runs: end it after the current step."""
-    from .codegen.replies import ReplyIntent, classify_reply
-
     user = str(cat.user_id)
     running = _drafting.get(user)
     if running is None or not running.is_alive() or classify_reply(text) is not ReplyIntent.CANCEL:
@@ -422,7 +421,6 @@ def reply_to_proposal(cat: Any, text: str) -> str | None:
     """Answer a message while meta-code awaits confirmation; ``None`` when nothing awaits."""
     from . import drafting
     from .codegen.errors import CodegenError
-    from .codegen.replies import ReplyIntent
     from .memory.errors import CodeMemoryError
 
     state = load_state(cat)
@@ -431,7 +429,7 @@ def reply_to_proposal(cat: Any, text: str) -> str | None:
             or task not in state.scratchpad.tasks()
             or state.scratchpad.get(task, "awaiting") != "metacode"):
         return None
-    intent = drafting.classify(text)
+    intent = classify_reply(text)
     if intent is ReplyIntent.CANCEL:
         _fail(cat, task, "cancelled by the user")
         return f"Cancelled the request (task `{task}`)."
