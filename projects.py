@@ -90,8 +90,9 @@ def project_for(cat: Any, settings: PluginSettings, data_dir: str,
         if project is not None and project.embedder_key == embedder_name:
             project.code.attach_vector_sink(CatVectorSink(declarative))
             return project
-        if project is not None:
+        if project is not None:  # the embedder changed: rebuild, releasing the old handles
             project.code.close()
+            project.commits.close()
         project = _build(root, data_dir, settings, embedder, embedder_name, declarative)
         _projects[key] = project
         return project

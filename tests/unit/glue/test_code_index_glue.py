@@ -132,3 +132,16 @@ def test_repository_ids_are_stable_and_path_safe():
     assert a == projects.repository_id("/work/my repo/../x")
     assert "/" not in a and " " not in a and a != projects.repository_id("/other/x")
     time.sleep(0)
+
+
+def test_an_embedder_change_rebuilds_the_project_and_releases_the_old_one(tmp_path, repo):
+    cat, _, _ = make_cat(tmp_path, repo)
+    first, _ = runtime.project_of(cat)
+    assert runtime.project_of(cat)[0] is first
+    cat.memory.vectors.declarative.embedder_name = "AnotherEmbedder"
+    second, _ = runtime.project_of(cat)
+    assert second is not first and second.embedder_key == "AnotherEmbedder"
+    from codemem.memory.store import StoreClosed
+
+    with pytest.raises(StoreClosed):
+        first.code.get_memory("anything")  # the old store was released
