@@ -1,29 +1,34 @@
-"""Launcher executed BY PATH in the sandbox child: ``python -I -S sandbox_boot.py <json>``.
+"""Launcher executed BY PATH for each sandboxed run: ``python -I -S sandbox_boot.py <json>``.
 
-Why a separate script: the Cat is multi-threaded, so ``preexec_fn`` is unsafe; instead this
-small stdlib-only program applies every isolation layer in a fresh single-threaded process and
-then ``exec``s the untrusted command. Order matters and is the point of this file:
+Why a separate script: the Cat is multi-threaded, so ``preexec_fn`` is unsafe; this small
+stdlib-only program applies every layer in a fresh single-threaded process, then ``exec``s the
+untrusted command. Order matters and is the point of this file:
 
 1. ``PR_SET_PDEATHSIG`` so the launcher dies with the Cat thread that started it;
-2. namespaces (net + mount + pid when we are real root, user + net + pid otherwise); each is
-   optional and what was achieved is reported on the status pipe, never assumed;
-3. with a pid namespace the launcher forks: the child is pid 1 of the namespace, so when it
-   (or the launcher, via PDEATHSIG) dies the kernel kills every descendant, including
-   double-fork + ``setsid`` escapers;
-4. in the mount namespace: private tmpfs over world-writable dirs (``/tmp``, ...) and over
-   ancestors the dropped uid cannot traverse (``/root`` holding pyenv), re-binding only the
-   sandbox dir and the interpreter prefixes; a fresh ``/proc`` for the pid namespace;
-5. rlimits, then uid/gid drop, then PDEATHSIG again (a credential change clears it), then exec.
+2. namespaces where the host allows them (none in Docker without CAP_SYS_ADMIN);
+3. the launcher becomes a *subreaper* and forks: it stays behind as the supervisor, so every
+   orphan of the run (double-fork + ``setsid`` daemons included) becomes its child and is
+   killed when the command ends or the Cat asks it to stop (SIGTERM);
+4. in the command's process: private tmpfs masks (mount namespace only), the Landlock ruleset
+   (built while still privileged: it opens the allowed paths), rlimits, the switch to the run's
+   own uid (keeping only ``CAP_DAC_READ_SEARCH`` when the interpreter lives where that uid
+   cannot reach and Landlock confines reads), ``no_new_privs``, Landlock, the seccomp filter,
+   ``PR_SET_PDEATHSIG``; then the protections required by the caller are checked against what
+   was achieved, and the command is refused rather than run without them;
+5. ``exec``.
 
-Nothing runs at import time; the work happens only under ``if __name__ == "__main__":``.
+The helpers (Landlock, seccomp, the protection rules) are sibling files loaded by path, not
+imported (this runs without the plugin's package). Nothing runs at import time.
 """
 
 import ctypes
+import importlib.util
 import json
 import os
 import resource
 import signal
 import sys
+import time
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -31,19 +36,42 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG = 1
+PR_SET_PDEATHSIG, PR_SET_KEEPCAPS, PR_CAPBSET_DROP = 1, 8, 24
+PR_SET_CHILD_SUBREAPER, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE = 36, 47, 2
+CAP_DAC_READ_SEARCH = 2
+CAP_VERSION_3 = 0x20080522
 EXEC_FAILED = 127
 SETUP_FAILED = 125
+REFUSED = 126
+HELPERS = ("sandbox_landlock", "sandbox_seccomp", "sandbox_protect")
+
+
+class Stop(Exception):
+    """The Cat asked the supervisor to end the run (SIGTERM)."""
 
 
 def _libc():
     return ctypes.CDLL(None, use_errno=True)
 
 
+def _load(name):
+    """A sibling helper module, loaded by path (there is no package in ``python -I -S``)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("codemem_sandbox_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def _check(rc, what):
     if rc != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def emit(fd, payload):
+    os.write(fd, (json.dumps(payload) + "\n").encode())
 
 
 def set_pdeathsig(libc):
@@ -93,10 +121,10 @@ def apply_masks(libc, cfg, report):
         report["masked"].append(mask["dir"])
 
 
-def set_limits(cfg, drop):
+def set_limits(cfg, nproc):
     limits = {"AS": cfg.get("memory_mb"), "CPU": cfg.get("cpu_s"), "FSIZE": cfg.get("fsize_mb"),
               "NOFILE": cfg.get("nofile"), "CORE": 0}
-    if drop:
+    if nproc:
         limits["NPROC"] = cfg.get("nproc")
     for name, value in limits.items():
         if value is None:
@@ -106,87 +134,206 @@ def set_limits(cfg, drop):
         resource.setrlimit(getattr(resource, "RLIMIT_" + name), (n, n))
 
 
-def drop_privileges(cfg, report):
-    uid = cfg.get("drop_uid")
-    if uid is None or os.geteuid() != 0:
-        return False
-    gid = cfg.get("drop_gid", uid)
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]
+
+
+def drop_privileges(libc, uid, reach_cap, report):
+    """Switch to ``uid`` for good; with ``reach_cap`` keep only CAP_DAC_READ_SEARCH (ambient,
+    so the interpreter it execs keeps it too) to read an interpreter under e.g. ``/root``."""
+    if reach_cap:
+        with open("/proc/sys/kernel/cap_last_cap") as handle:
+            last = int(handle.read())
+        for cap in range(last + 1):
+            if cap != CAP_DAC_READ_SEARCH:
+                _check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), "drop bounding capability")
+        _check(libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), "prctl(PR_SET_KEEPCAPS)")
     os.setgroups([])
-    os.setresgid(gid, gid, gid)
+    os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
+    if reach_cap:
+        bit = 1 << CAP_DAC_READ_SEARCH
+        data = (_CapData * 2)(_CapData(bit, bit, bit), _CapData(0, 0, 0))
+        _check(libc.capset(ctypes.byref(_CapHeader(CAP_VERSION_3, 0)), data), "capset")
+        _check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH, 0, 0),
+               "raise the ambient capability")
+        report["reach_cap"] = True
     report["uid"] = os.getuid()
-    return True
+    report["uid_dropped"] = True
 
 
-def prepare_and_exec(libc, cfg, flags, status_fd, report):
-    """Runs in the process that becomes the command: mounts, limits, uid, then exec."""
+def build_landlock(landlock, cfg, report):
+    """The Landlock ruleset, built while privileged; None (and why) when unavailable."""
+    rules = cfg.get("landlock")
+    if not rules:
+        report["landlock_error"] = "not requested"
+        return None
+    try:
+        handle = landlock.confine(rules["read_only"], rules["read_write"], rules["devices"])
+    except OSError as err:
+        report["landlock_error"] = str(err)
+        return None
+    report["landlock_skipped"] = handle["skipped"]
+    return handle
+
+
+def choose_uid(cfg, flags, ruleset, report):
+    """(uid, reach_cap) for the command; None when it would have to stay root (refused)."""
+    uid = cfg.get("drop_uid")
+    if os.geteuid() != 0:
+        return None, False
+    if uid is None:
+        report["notes"].append("no uid to switch to")
+        return None, False
+    if not cfg.get("masks_required") or flags & CLONE_NEWNS and report["masked"]:
+        return uid, False
+    if ruleset is not None and cfg.get("reach_cap_allowed"):
+        return uid, True
+    report["notes"].append("the interpreter is not reachable by an unprivileged uid and "
+                           "neither a mount namespace nor Landlock can expose it")
+    return None, False
+
+
+def confine(libc, cfg, flags, report, helpers):
+    """Everything between fork and exec in the command's process (see the module doc)."""
+    landlock, seccomp = helpers["sandbox_landlock"], helpers["sandbox_seccomp"]
     if flags & CLONE_NEWNS:
         try:
             apply_masks(libc, cfg, report)
             if flags & CLONE_NEWPID:
                 mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-                report["proc_private"] = True
         except OSError as err:
             report["notes"].append(f"mount setup failed: {err}")
-            if cfg.get("drop_uid") is not None and cfg.get("masks_required"):
-                cfg["drop_uid"] = None
-                report["notes"].append("uid drop skipped: interpreter unreachable without masks")
-    drop = cfg.get("drop_uid") is not None and os.geteuid() == 0
-    set_limits(cfg, drop)
-    report["uid_dropped"] = drop_privileges(cfg, report)
+    ruleset = build_landlock(landlock, cfg, report)
+    uid, reach = choose_uid(cfg, flags, ruleset, report)
+    set_limits(cfg, nproc=uid is not None)
+    report["rlimits"], report["nproc"] = True, uid is not None
+    if uid is not None:
+        drop_privileges(libc, uid, reach, report)
+    report["uid"] = os.getuid()
+    _check(libc.prctl(38, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    if ruleset is not None:
+        landlock.enforce(ruleset)
+        report["landlock"] = ruleset["abi"]
+        report["landlock_net"], report["landlock_scoped"] = ruleset["net"], ruleset["scoped"]
+    try:
+        protected = [] if flags & CLONE_NEWPID else [cfg["parent_pid"], os.getppid()]
+        report["seccomp"] = seccomp.install(protected)
+    except OSError as err:
+        report["seccomp_error"] = str(err)
     set_pdeathsig(libc)
+
+
+def prepare_and_exec(libc, cfg, flags, status_fd, report):
+    """Runs in the process that becomes the command: confine, check, then exec."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # loaded first: once confined, this process may no longer read the plugin's folder
+    helpers = {name: _load(name) for name in HELPERS}
+    confine(libc, cfg, flags, report, helpers)
+    layers = helpers["sandbox_protect"].layers_from_setup(report)
+    missing = [name for name in cfg.get("require", ()) if not layers[name][0]]
+    if os.geteuid() == 0 or os.getuid() == 0:
+        missing.append("unprivileged")
     os.chdir(cfg["workdir"])
-    os.write(status_fd, (json.dumps({"setup": report}) + "\n").encode())
+    if missing:
+        report["refused"] = sorted(set(missing))
+        emit(status_fd, {"setup": report})
+        os._exit(REFUSED)
+    emit(status_fd, {"setup": report})
     os.set_inheritable(status_fd, False)
     argv = cfg["argv"]
     try:
         os.execvpe(argv[0], argv, os.environ)
     except OSError as err:
-        os.write(status_fd, (json.dumps({"exec_error": str(err)}) + "\n").encode())
+        emit(status_fd, {"exec_error": str(err)})
         os._exit(EXEC_FAILED)
 
 
-def wait_and_relay(pid, status_fd):
-    """Launcher side of the pid namespace: wait for pid 1, relay how it ended, exit alike."""
+def kill_tree(rounds=200):
+    """SIGKILL every descendant (orphans come to us: we are a subreaper) until none is left."""
+    descendants = _load("sandbox_watch").descendants
+    killed = set()
+    for _ in range(rounds):
+        found = descendants(os.getpid())
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except ProcessLookupError:
+                pass
+        reap()
+        if not found:
+            break
+        time.sleep(0.002)
+    return len(killed)
+
+
+def reap():
     while True:
         try:
-            _, status = os.waitpid(pid, 0)
-            break
+            pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            os._exit(SETUP_FAILED)
-        except InterruptedError:
-            continue
+            return
+        if pid == 0:
+            return
+
+
+def supervise(pid, status_fd):
+    """Wait for the command, kill whatever it left, relay how it ended; exit alike."""
+    status = None
+    try:
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except ChildProcessError:
+                break
+    except Stop:
+        emit(status_fd, {"stopped": True})
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    emit(status_fd, {"reaped": max(0, kill_tree() - (1 if status is None else 0))})
+    if status is None:
+        os._exit(128 + signal.SIGTERM)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        os.write(status_fd, (json.dumps({"exit_signal": sig}) + "\n").encode())
+        emit(status_fd, {"exit_signal": sig})
         os._exit(128 + sig)
     code = os.WEXITSTATUS(status)
-    os.write(status_fd, (json.dumps({"exit_code": code}) + "\n").encode())
+    emit(status_fd, {"exit_code": code})
     os._exit(code)
+
+
+def _stop(signum, frame):
+    raise Stop()
 
 
 def main(raw):
     cfg = json.loads(raw)
     status_fd = int(cfg["status_fd"])
     libc = _libc()
-    report = {"netns": False, "mntns": False, "pidns": False, "proc_private": False,
-              "uid_dropped": False, "uid": os.getuid(), "masked": [], "notes": []}
+    report = {"netns": False, "mntns": False, "pidns": False, "uid_dropped": False,
+              "uid": os.getuid(), "masked": [], "notes": [],
+              "disk_quota_mb": cfg.get("disk_quota_mb")}
     set_pdeathsig(libc)
     if os.getppid() != cfg.get("parent_pid"):
         os._exit(SETUP_FAILED)
     flags = try_unshare(libc, cfg, report)
-    needs_masks = cfg.get("drop_uid") is not None and cfg.get("masks_required")
-    if not flags & CLONE_NEWNS and needs_masks:
-        cfg["drop_uid"] = None
-        report["notes"].append("uid drop skipped: no mount namespace to expose the interpreter")
-    if flags & CLONE_NEWPID:
-        pid = os.fork()
-        if pid == 0:
+    report["subreaper"] = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    signal.signal(signal.SIGTERM, _stop)
+    pid = os.fork()
+    if pid == 0:
+        try:
             prepare_and_exec(libc, cfg, flags, status_fd, report)
-            os._exit(EXEC_FAILED)
-        os.write(status_fd, (json.dumps({"child_pid": pid}) + "\n").encode())
-        wait_and_relay(pid, status_fd)
-    prepare_and_exec(libc, cfg, flags, status_fd, report)
+        except (OSError, ValueError, KeyError) as exc:  # report, never exec half-confined
+            emit(status_fd, {"setup_error": str(exc), "setup": report})
+        os._exit(SETUP_FAILED)
+    emit(status_fd, {"child_pid": pid})
+    supervise(pid, status_fd)
 
 
 if __name__ == "__main__":

@@ -13,16 +13,24 @@ import shutil
 import stat
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+
+from .sandbox_watch import pids_of, uid_pool
 
 #: Env var set in every sandboxed process; ``hunt_leftovers`` finds escapers by its value.
 SANDBOX_MARKER = "CWM_SANDBOX_ID"
-#: The unprivileged uid/gid used when the Cat runs as root ("nobody").
-NOBODY = 65534
 #: Env names never passed to the sandbox, even when a caller asks for them.
 SECRET_NAME = re.compile(r"(?i)key|secret|token|passw|CCAT_|OPENAI|ANTHROPIC")
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+#: Read-only for every run (Landlock): the system's programs and libraries and the few files of
+#: ``/etc`` that the dynamic loader, time zones and user lookups read. Nothing else of ``/etc``
+#: (``shadow``), no ``/proc``, no ``/app`` (the Cat and its data), no home directories.
+SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin",
+               "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+               "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/alternatives")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+CAP_DAC_READ_SEARCH = 2
 _PATH = "/usr/local/bin:/usr/bin:/bin"
 
 GUARD_SOURCE = '''"""Sandbox socket guard (installed by codemem): a seatbelt, not a boundary."""
@@ -55,54 +63,38 @@ _socket.getaddrinfo = _blocked
 
 
 @dataclass(frozen=True)
-class Isolation:
-    """What the sandbox actually achieved for one run (never what it hoped for)."""
-
-    uid_dropped: bool = False
-    uid: int | None = None
-    #: ``namespace`` (own empty network namespace) or ``guard`` (Python socket guard only).
-    network: str = "guard"
-    pid_namespace: bool = False
-    mount_namespace: bool = False
-    masked_dirs: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    @classmethod
-    def from_setup(cls, setup: dict | None) -> Isolation:
-        if not setup:
-            return cls(notes=("launcher did not report its setup",))
-        return cls(uid_dropped=bool(setup.get("uid_dropped")), uid=setup.get("uid"),
-                   network="namespace" if setup.get("netns") else "guard",
-                   pid_namespace=bool(setup.get("pidns")),
-                   mount_namespace=bool(setup.get("mntns")),
-                   masked_dirs=tuple(setup.get("masked", ())),
-                   notes=tuple(setup.get("notes", ())))
-
-    def with_notes(self, extra: list[str] | tuple[str, ...]) -> Isolation:
-        return replace(self, notes=self.notes + tuple(extra)) if extra else self
-
-    def summary(self) -> str:
-        uid = f"uid={self.uid}" if self.uid_dropped else "uid=not-dropped"
-        return (f"{uid} net={self.network} pidns={'yes' if self.pid_namespace else 'no'} "
-                f"masked={','.join(self.masked_dirs) or '-'}")
-
-
-@dataclass(frozen=True)
 class HostPlan:
     """Static facts about this host that shape every launch (computed once per process)."""
 
     python: str
-    uid: int | None
-    #: Top-most ancestors of the interpreter the dropped uid cannot traverse -> paths to expose.
+    #: Uids a run may lease (None: the Cat is not root, runs keep the Cat's uid).
+    uids: range | None
+    #: Top-most ancestors of the interpreter other users cannot traverse -> paths to expose.
     blocked: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The Cat holds CAP_DAC_READ_SEARCH, so a run may keep it to reach a blocked interpreter.
+    reach_cap: bool = False
     notes: tuple[str, ...] = ()
 
-    def without_uid(self, reason: str) -> HostPlan:
-        return replace(self, uid=None, notes=self.notes + (reason,))
-
-    def launcher_config(self, base: str, work: str, argv: list[str], *, namespaces: bool,
+    def launcher_config(self, base: str, work: str, argv: list[str], *, uid: int | None,
+                        namespaces: bool, require: tuple[str, ...], disk_quota_mb: int,
                         **limits: object) -> dict:
-        """The JSON the launcher reads: resolved argv, limits, masks, uid."""
+        """The JSON the launcher reads: resolved argv, limits, masks, rules, uid."""
+        resolved = [self.python if argv[0] == "python" else argv[0], *argv[1:]]
+        return dict(limits, python=self.python, argv=resolved, workdir=work,
+                    masks=self._masks(base), namespaces=namespaces, drop_uid=uid,
+                    masks_required=bool(self.blocked) and uid is not None,
+                    reach_cap_allowed=self.reach_cap, require=list(require),
+                    disk_quota_mb=disk_quota_mb,
+                    landlock={"read_only": self.readable(base), "read_write": [work],
+                              "devices": list(DEVICES)})
+
+    def readable(self, base: str) -> list[str]:
+        """What a run may read besides its workspace: the interpreter, its libraries, the
+        dynamic loader's files and the socket guard; never ``/app``, ``/proc`` or data."""
+        interpreter = _outermost(os.path.realpath(p) for p in _interpreter_dirs(self.python))
+        return [*SYSTEM_READ, *interpreter, os.path.join(base, "guard")]
+
+    def _masks(self, base: str) -> list[dict]:
         real_base = os.path.realpath(base)
         masks = []
         interpreter = _outermost(os.path.realpath(p) for p in _interpreter_dirs(self.python))
@@ -117,10 +109,7 @@ class HostPlan:
         for directory, keep in self.blocked.items():
             masks.append({"dir": directory, "keep": list(keep), "mode": "0755",
                           "readonly_keep": True, "size_mb": 1})
-        resolved = [self.python if argv[0] == "python" else argv[0], *argv[1:]]
-        return dict(limits, python=self.python, argv=resolved, workdir=work, masks=masks,
-                    namespaces=namespaces, drop_uid=self.uid, drop_gid=self.uid,
-                    masks_required=bool(self.blocked) and self.uid is not None)
+        return masks
 
 
 def _under(path: str, directory: str) -> bool:
@@ -172,14 +161,28 @@ def blocked_ancestors(paths: list[str]) -> dict[str, tuple[str, ...]]:
             for k, v in found.items()}
 
 
-def host_plan(drop_uid: bool) -> HostPlan:
-    """Which uid to drop to and which interpreter dirs must be exposed to it."""
+def host_plan() -> HostPlan:
+    """Which uids runs may lease and which interpreter dirs must be exposed to them."""
     python = sys.executable
-    if not drop_uid or os.geteuid() != 0:
-        note = () if os.geteuid() != 0 else ("uid drop disabled by the caller",)
-        return HostPlan(python=python, uid=None, notes=note)
-    return HostPlan(python=python, uid=NOBODY,
-                    blocked=blocked_ancestors(_interpreter_dirs(python)))
+    if os.geteuid() != 0:
+        return HostPlan(python=python, uids=None,
+                        notes=(f"the Cat runs as uid {os.geteuid()}, not root: runs keep it",))
+    pool = uid_pool()
+    notes = () if pool else ("no uid range to switch to (see /proc/self/uid_map)",)
+    return HostPlan(python=python, uids=pool, notes=notes,
+                    blocked=blocked_ancestors(_interpreter_dirs(python)),
+                    reach_cap=_has_capability(CAP_DAC_READ_SEARCH))
+
+
+def _has_capability(cap: int) -> bool:
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> cap & 1)
+    except (OSError, ValueError):
+        pass
+    return False
 
 
 _STALE = re.compile(r"^cwm-sbx-(?:probe-)?(\d+)-")
@@ -243,6 +246,7 @@ def build_env(work: str, guard: str, marker: str,
               extras: dict[str, str]) -> tuple[dict[str, str], list[str]]:
     """A scrubbed env built from scratch; caller extras that look secret are dropped (noted)."""
     env = {"PATH": _PATH, "HOME": work, "TMPDIR": os.path.join(work, "tmp"),
+           "USER": "sandbox", "LOGNAME": "sandbox",
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONUNBUFFERED": "1",
            "PYTHONPATH": f"{guard}:{work}", "NO_PROXY": "*", "no_proxy": "*",
@@ -299,7 +303,7 @@ def hunt_leftovers(marker: str, uid: int | None, rounds: int = 5) -> int:
     want_uid = uid if uid is not None else os.getuid()
     killed: set[int] = set()
     for _ in range(rounds):
-        found = [pid for pid in _pids_of(want_uid) if _has_marker(pid, needle)]
+        found = [pid for pid in pids_of(want_uid) if _has_marker(pid, needle)]
         if not found:
             break
         for pid in found:
@@ -309,20 +313,6 @@ def hunt_leftovers(marker: str, uid: int | None, rounds: int = 5) -> int:
             except (ProcessLookupError, PermissionError):
                 continue
     return len(killed)
-
-
-def _pids_of(uid: int) -> list[int]:
-    pids = []
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == me:
-            continue
-        try:
-            if os.stat(f"/proc/{entry}").st_uid == uid:
-                pids.append(int(entry))
-        except OSError:
-            continue
-    return pids
 
 
 def _has_marker(pid: int, needle: bytes) -> bool:

@@ -1,0 +1,274 @@
+"""One launch of the sandbox launcher: start, watch (wall clock, disk quota), stop, classify.
+
+Split from ``sandbox.py`` (the public entry point, plan and policy) to keep both small. Runs in
+the Cat; the untrusted side is ``sandbox_boot.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import IO
+
+from .sandbox_env import hunt_leftovers
+from .sandbox_protect import Protections
+from .sandbox_watch import DiskWatch, descendants, kill_uid, pids_of
+
+BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_boot.py")
+#: How often the wall clock and the disk quota are checked while a run is going.
+TICK_S = 0.05
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """How one sandboxed run ended; paths inside the temp dir are shown relative to it."""
+
+    #: ``ok`` (exit 0), ``failed`` (exit != 0), ``timeout`` (wall clock), ``killed`` (a signal,
+    #: e.g. the CPU or memory limit, or the disk quota), ``error`` (the sandbox could not or
+    #: would not run the command: ``error`` says why, e.g. a missing protection).
+    status: str
+    returncode: int | None
+    stdout: str
+    stderr: str
+    duration_s: float
+    protections: Protections = field(default_factory=Protections)
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    #: Why the sandbox failed (``status == "error"``) or extra facts about the end of the run.
+    error: str = ""
+    #: Files asked for with ``collect=`` and read back safely (regular files only, capped).
+    collected: dict[str, str] = field(default_factory=dict)
+    #: Processes the run left behind, found and killed after it ended.
+    leftovers_killed: int = 0
+    #: Largest disk use seen by the quota watcher (bytes).
+    disk_peak: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def summary(self) -> str:
+        """One line without the temp dir path, for logs and LLM feedback."""
+        parts = [f"status={self.status}", f"rc={self.returncode}", f"{self.duration_s:.2f}s",
+                 self.protections.summary()]
+        if self.error:
+            parts.append(f"error={self.error}")
+        return " ".join(parts)
+
+
+def error_result(message: str, protections: Protections | None = None) -> SandboxResult:
+    return SandboxResult(status="error", returncode=None, stdout="", stderr="", duration_s=0.0,
+                         error=message, protections=protections or Protections())
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What ``execute`` needs besides the launcher's config."""
+
+    env: dict[str, str]
+    work: str
+    marker: str
+    timeout_s: float
+    output_cap: int
+    grace_s: float
+    uid: int | None
+    disk_mb: int
+
+
+def execute(cfg: dict, launch: Launch) -> SandboxResult:
+    """Start the launcher, watch it, then make sure nothing of the run survives."""
+    status_r, status_w = os.pipe()
+    cfg = dict(cfg, status_fd=status_w, parent_pid=os.getpid())
+    argv = [cfg.pop("python"), "-I", "-S", BOOT, json.dumps(cfg)]
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, cwd=launch.work, env=launch.env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True,
+                                pass_fds=(status_w,), close_fds=True)
+    except OSError as err:
+        os.close(status_r)
+        return error_result(f"cannot start the sandbox launcher: {err}")
+    finally:
+        os.close(status_w)
+    readers = (_Reader(proc.stdout, launch.output_cap), _Reader(proc.stderr, launch.output_cap))
+    watch = DiskWatch(launch.work, launch.disk_mb)
+    stopped = _watch(proc, launch, watch)
+    lines = _read_status(status_r)
+    leftovers = _sweep(launch, lines)
+    for reader in readers:
+        reader.join(2.0)
+    return _classify(proc.returncode, readers, lines, stopped, time.monotonic() - started,
+                     leftovers, watch.peak)
+
+
+def _watch(proc: subprocess.Popen, launch: Launch, watch: DiskWatch) -> str:
+    """Wait for the launcher; stop it at the wall-clock limit or above the disk quota.
+
+    Returns why it was stopped (``""`` when it ended by itself).
+    """
+    deadline = time.monotonic() + launch.timeout_s
+    while True:
+        try:
+            proc.wait(timeout=TICK_S)
+            return ""
+        except subprocess.TimeoutExpired:
+            pass
+        if time.monotonic() >= deadline:
+            _stop(proc, launch.grace_s)
+            return "timeout"
+        pids = pids_of(launch.uid) if launch.uid is not None else descendants(proc.pid)
+        over = watch.check(pids)
+        if over:
+            _stop(proc, launch.grace_s)
+            return over
+
+
+def _stop(proc: subprocess.Popen, grace: float) -> None:
+    """SIGTERM the group (the supervisor then kills its whole tree), SIGKILL after ``grace``."""
+    _killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    _killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _killpg(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _sweep(launch: Launch, lines: list[dict]) -> int:
+    """Kill what the supervisor could not: every process of the run's uid, or (no uid of its
+    own) every process carrying the run's marker."""
+    reaped = sum(int(line.get("reaped", 0)) for line in lines)
+    if launch.uid is not None:
+        return reaped + kill_uid(launch.uid)
+    return reaped + hunt_leftovers(launch.marker, None)
+
+
+def _read_status(fd: int) -> list[dict]:
+    """The launcher's JSON lines (setup report, exec error, how the command ended)."""
+    chunks = []
+    os.set_blocking(fd, False)
+    try:
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(fd)
+    lines = []
+    for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            continue
+    return lines
+
+
+def _classify(rc: int | None, readers: tuple[_Reader, _Reader], lines: list[dict],
+              stopped: str, duration: float, leftovers: int, disk_peak: int) -> SandboxResult:
+    merged: dict = {}
+    for line in lines:
+        merged.update(line)
+    protections = Protections.from_setup(merged.get("setup"))
+    status, error = _status_for(rc, merged, stopped, protections)
+    if "exit_signal" in merged:
+        rc = -int(merged["exit_signal"])
+    elif "exit_code" in merged:
+        rc = int(merged["exit_code"])
+    out, err = readers
+    return SandboxResult(status=status, returncode=rc, stdout=out.text(), stderr=err.text(),
+                         duration_s=round(duration, 3), protections=protections,
+                         stdout_truncated=out.truncated, stderr_truncated=err.truncated,
+                         error=error, leftovers_killed=leftovers, disk_peak=disk_peak)
+
+
+def _status_for(rc: int | None, merged: dict, stopped: str,
+                protections: Protections) -> tuple[str, str]:
+    if stopped == "timeout":
+        return "timeout", "wall-clock timeout"
+    if stopped:
+        return "killed", stopped
+    setup = merged.get("setup") or {}
+    if setup.get("refused"):
+        names = list(setup["refused"])
+        return "error", (f"refusing to run generated code without these protections: "
+                         f"{protections.explain(names)}")
+    if "setup_error" in merged:
+        return "error", f"the sandbox could not set up its protections: {merged['setup_error']}"
+    if "exec_error" in merged:
+        return "error", f"cannot execute the command: {merged['exec_error']}"
+    if not setup:
+        return "error", "the sandbox launcher failed before running the command"
+    if "exit_signal" in merged or (rc is not None and rc < 0):
+        sig = int(merged.get("exit_signal", -(rc or 0)))
+        return "killed", f"killed by signal {_signame(sig)}"
+    if rc == 0:
+        return "ok", ""
+    return "failed", ""
+
+
+def _signame(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return str(sig)
+
+
+class _Reader:
+    """Drains one pipe in a thread, keeping at most ``cap`` bytes (the rest is counted)."""
+
+    def __init__(self, pipe: IO[bytes] | None, cap: int) -> None:
+        assert pipe is not None
+        self._pipe = pipe
+        self._cap = cap
+        self._chunks: list[bytes] = []
+        self._kept = 0
+        self.total = 0
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        fd = self._pipe.fileno()
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.total += len(data)
+            room = self._cap - self._kept
+            if room > 0:
+                self._chunks.append(data[:room])
+                self._kept += min(room, len(data))
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self._pipe.close()
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self._kept
+
+    def text(self) -> str:
+        text = b"".join(self._chunks).decode("utf-8", "replace")
+        if self.truncated:
+            text += f"\n[... output truncated: {self.total - self._kept} more bytes dropped]"
+        return text
