@@ -31,6 +31,18 @@ class WriteBackPolicy(str, Enum):
     confirm = "confirm: only after the user says 'apply'"
 
 
+class SandboxPolicy(str, Enum):
+    """When generated code may run; member names match ``codegen.SandboxPolicy``.
+
+    Map with ``codegen.SandboxPolicy[settings.sandbox_policy.name]``. Generated code never runs
+    as root, whatever is chosen here.
+    """
+
+    require_isolation = "refuse without file and network isolation (recommended)"
+    require_all = "refuse unless every sandbox protection is active"
+    allow_weaker = "run with whatever protections this host has (not safe)"
+
+
 class PythonVersion(str, Enum):
     """The repository's Python version: drafts are parsed for it, not for the Cat's 3.10."""
 
@@ -111,6 +123,11 @@ class PluginSettings(BaseModel):
     memory_limit_mb: int = Field(
         1024, ge=64, le=65536, title="Sandbox memory limit (MiB)",
         description="Address-space limit of sandboxed runs.")
+    sandbox_policy: SandboxPolicy = Field(
+        SandboxPolicy.require_isolation, title="Sandbox policy",
+        description="What happens when a sandbox protection is missing on this host (the "
+        "status tool lists them): refuse to run generated code and tests without file and "
+        "network isolation, refuse without every protection, or run anyway.")
     check_lint: bool = Field(True, title="Check: lint", description="Run ruff for real errors.")
     check_signature: bool = Field(
         True, title="Check: signature", description="Compare the draft with the meta-code.")

@@ -21,6 +21,7 @@ from .judge import _json_object
 from .metacode import MetaCode
 from .prompts import data_block, draft_blocks, render
 from .report import CheckResult, ValidationReport
+from .sandbox_protect import SandboxPolicy
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class ExtendedDeps:
     revise: Callable[[str, str], tuple[dict[str, str], str] | None]
     timeout_s: float = 30.0
     memory_mb: int = 512
+    sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
 
 
 def run_extended(deps: ExtendedDeps, files: dict[str, str], commit_id: str,
@@ -161,7 +163,8 @@ def measure(deps: ExtendedDeps, files: dict[str, str], config: ExtendedConfig) -
     script = _PERF_SCRIPT.format(module=deps.meta.module, calls=calls,
                                  repeats=max(1, config.perf_repeats))
     result = deps.sandbox({**files, "_codemem_perf.py": script}, ["python", "_codemem_perf.py"],
-                          timeout_s=deps.timeout_s, memory_mb=deps.memory_mb)
+                          timeout_s=deps.timeout_s, memory_mb=deps.memory_mb,
+                          require=deps.sandbox_policy)
     for line in reversed((result.stdout or "").splitlines()):
         if line.startswith("CODEMEM_PERF "):
             rows = json.loads(line[len("CODEMEM_PERF "):])

@@ -26,6 +26,7 @@ from .metacode import MetaCode
 from .ports import Completer, ContextSource, DraftStore, Notes, TestSelector, Validator
 from .prompts import data_block, draft_blocks, render
 from .report import CheckResult, ValidationReport
+from .sandbox_protect import SandboxPolicy
 from .testgen import example_tests
 
 
@@ -41,6 +42,8 @@ class LoopConfig:
     python_version: str = "3.10"
     timeout_s: float = 60.0
     memory_mb: int = 1024
+    #: Which sandbox protections generated code and tests require (the admin's setting).
+    sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
     context_limit: int = 6
     history_limit: int = 6
     extended: ExtendedConfig = field(default_factory=lambda: ExtendedConfig(enabled=False))
@@ -298,7 +301,8 @@ class _Run:
                                   expected_kind=self.meta.kind,
                                   python_version=self.config.python_version,
                                   timeout_s=self.config.timeout_s,
-                                  memory_mb=self.config.memory_mb, **kwargs)
+                                  memory_mb=self.config.memory_mb,
+                                  sandbox_policy=self.config.sandbox_policy, **kwargs)
         finally:
             with self._vlock:
                 self.validation_s += time.perf_counter() - start
@@ -358,7 +362,8 @@ class _Run:
         return ExtendedDeps(self.meta, self.task_id, self.llm, self.store, validate_all,
                             self.sandbox, self._snapshot,
                             lambda step, status, msg: self._emit(step, status, msg),
-                            self._revise, self.config.timeout_s, self.config.memory_mb)
+                            self._revise, self.config.timeout_s, self.config.memory_mb,
+                            self.config.sandbox_policy)
 
     def _is_implementation(self, commit_id: str) -> bool:
         return any(c.id == commit_id and _good(c.verdict) and c.verdict.lower() != "imported"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .report import ValidationReport
+from .sandbox_protect import SandboxPolicy
 
 #: The LLM as the core sees it: ``cat.llm`` has this shape, so do the test fakes.
 Completer = Callable[[str], str]
@@ -89,7 +90,8 @@ class Validator(Protocol):
                  expected_params: Sequence[str], test_files: dict[str, str],
                  expected_kind: str | None = ..., python_version: str = ...,
                  checks: Collection[str] | None = ..., timeout_s: float = ...,
-                 memory_mb: int = ...) -> ValidationReport: ...
+                 memory_mb: int = ...,
+                 sandbox_policy: SandboxPolicy = ...) -> ValidationReport: ...
 
 
 class TestSelector(Protocol):
@@ -103,4 +105,5 @@ class SandboxRun(Protocol):
     """``codegen.sandbox.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
 
     def __call__(self, files: dict[str, str], argv: list[str], *, timeout_s: float,
-                 memory_mb: int) -> Any: ...
+                 memory_mb: int,
+                 require: SandboxPolicy | Collection[str] = ...) -> Any: ...

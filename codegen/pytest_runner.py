@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection
 
 from .report import CheckResult
 from .sandbox import run_in_sandbox
+from .sandbox_protect import SandboxPolicy
 
 JUNIT = ".codemem-junit.xml"
 #: At most this many per-test results; the rest of the passing tests are summarised.
@@ -34,20 +35,27 @@ def pytest_argv(test_paths: Collection[str], *, src_root: bool = False) -> list[
 
 
 def run_tests(files: dict[str, str], test_paths: Collection[str], *, local_modules: set[str],
-              timeout_s: float, memory_mb: int,
-              sandbox: SandboxFn = run_in_sandbox) -> tuple[CheckResult, ...]:
-    """Run ``test_paths`` (already in ``files``); ``local_modules`` are the repo's packages."""
+              timeout_s: float, memory_mb: int, sandbox: SandboxFn = run_in_sandbox,
+              policy: SandboxPolicy = SandboxPolicy.require_isolation
+              ) -> tuple[CheckResult, ...]:
+    """Run ``test_paths`` (already in ``files``); ``local_modules`` are the repo's packages.
+
+    ``policy`` says which sandbox protections the run requires: without them nothing runs and
+    the result is an ``env_error`` naming what is missing.
+    """
     if not test_paths:
         return (CheckResult("tests", "skipped", "no tests to run"),)
     src_root = any(p.startswith("src/") for p in files)
     res = sandbox(files, pytest_argv(test_paths, src_root=src_root), timeout_s=timeout_s,
-                  memory_mb=memory_mb, collect=(JUNIT,))
+                  memory_mb=memory_mb, collect=(JUNIT,), require=policy)
     xml = res.collected.get(JUNIT, "")
     if res.status == "timeout":
         partial = parse_junit(xml, local_modules) if xml else ()
         return partial + (CheckResult("tests", "failed", f"the test run was stopped after "
                           f"{timeout_s:g} s (endless loop or very slow code?)"),)
     if res.status == "error":
+        if res.error.startswith("refusing"):
+            return (CheckResult("tests", "env_error", f"tests not run: {res.error}"),)
         return (CheckResult("tests", "env_error", f"the sandbox could not run pytest: "
                             f"{res.error}"),)
     if not xml:

@@ -30,8 +30,8 @@ from .sandbox_env import (
     read_back,
     sweep_stale,
 )
-from .sandbox_protect import HOW_TO, Protection, Protections, SandboxPolicy
-from .sandbox_run import Launch, SandboxResult, error_result, execute
+from .sandbox_protect import Protection, Protections, SandboxPolicy
+from .sandbox_run import Launch, SandboxResult, error_result, execute, refusal
 from .sandbox_watch import UidLease, kill_uid
 
 __all__ = ["OUTPUT_CAP", "Protections", "SandboxPolicy", "SandboxResult", "run_in_sandbox",
@@ -84,13 +84,6 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
             if uid is not None:
                 kill_uid(uid)
             lease.release()
-
-
-def refusal(protections: Protections, missing: list[str]) -> str:
-    """The message for a run refused by policy: what is missing, why, how to enable it."""
-    return ("refusing to run generated code: missing sandbox protection(s) "
-            f"{', '.join(missing)}. {protections.explain(missing)}. Either enable them "
-            f"({HOW_TO}) or choose a weaker sandbox policy in the settings.")
 
 
 def _required(require: SandboxPolicy | Collection[str]) -> tuple[str, ...]:

@@ -114,7 +114,8 @@ def _files(s: dict) -> tuple[bool, str]:
         return True, (f"Landlock ABI {s['landlock']}: interpreter and system libraries "
                       "read-only, workspace read-write, nothing else")
     return False, (f"no Landlock ({s.get('landlock_error') or 'not applied'}); needs Linux "
-                   f"5.13+ with Landlock enabled, or the executor container ({HOW_TO})")
+                   "5.13+ with Landlock enabled and a seccomp profile that allows its syscalls "
+                   "(Docker's default does since 2022)")
 
 
 def _network(s: dict) -> tuple[bool, str]:
@@ -124,18 +125,18 @@ def _network(s: dict) -> tuple[bool, str]:
         extra = ", Landlock denies TCP" if s.get("landlock_net") else ""
         return True, f"seccomp: only Unix sockets can be created{extra}"
     return False, (f"no network namespace and no seccomp filter ({s.get('seccomp_error') or '?'})"
-                   f"; install libseccomp2 ({HOW_TO})")
+                   "; install libseccomp2")
 
 
 def _host_processes(s: dict) -> tuple[bool, str]:
     if not s.get("seccomp"):
-        return False, f"no seccomp filter to deny ptrace and signals ({HOW_TO})"
+        return False, "no seccomp filter to deny ptrace and signals (install libseccomp2)"
     if s.get("uid_dropped"):
         return True, f"own uid {s.get('uid')}; seccomp denies ptrace and kill(-1)"
     if s.get("landlock_scoped"):
         return True, "Landlock scopes signals to the sandbox; seccomp denies ptrace"
     return False, ("runs as the Cat's own uid and the kernel lacks Landlock ABI 6 signal "
-                   f"scoping; run the Cat as root so the sandbox gets its own uid ({HOW_TO})")
+                   "scoping; run the Cat as root so each run gets a uid of its own")
 
 
 def _cleanup(s: dict) -> tuple[bool, str]:
@@ -145,7 +146,7 @@ def _cleanup(s: dict) -> tuple[bool, str]:
         return True, "every process of the run's own uid is killed when it ends"
     if s.get("subreaper") and (s.get("seccomp") or s.get("landlock_scoped")):
         return True, "subreaper supervisor kills every descendant, daemons included"
-    return False, f"no pid namespace, no own uid and an unprotected supervisor ({HOW_TO})"
+    return False, "no pid namespace, no uid of its own and an unprotected supervisor"
 
 
 def _unprivileged(s: dict) -> tuple[bool, str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from .sandbox_env import hunt_leftovers
-from .sandbox_protect import Protections
+from .sandbox_protect import HOW_TO, Protections
 from .sandbox_watch import DiskWatch, descendants, kill_uid, pids_of
 
 BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_boot.py")
@@ -156,6 +156,13 @@ def _sweep(launch: Launch, lines: list[dict]) -> int:
     return reaped + hunt_leftovers(launch.marker, None)
 
 
+def refusal(protections: Protections, missing: list[str]) -> str:
+    """The message for a run refused by policy: what is missing, why, how to enable it."""
+    return (f"refusing to run generated code without these sandbox protections: "
+            f"{protections.explain(missing)}. Enable them ({HOW_TO}) or choose a weaker "
+            "sandbox policy in the settings.")
+
+
 def _read_status(fd: int) -> list[dict]:
     """The launcher's JSON lines (setup report, exec error, how the command ended)."""
     chunks = []
@@ -206,9 +213,7 @@ def _status_for(rc: int | None, merged: dict, stopped: str,
         return "killed", stopped
     setup = merged.get("setup") or {}
     if setup.get("refused"):
-        names = list(setup["refused"])
-        return "error", (f"refusing to run generated code without these protections: "
-                         f"{protections.explain(names)}")
+        return "error", refusal(protections, list(setup["refused"]))
     if "setup_error" in merged:
         return "error", f"the sandbox could not set up its protections: {merged['setup_error']}"
     if "exec_error" in merged:

@@ -20,6 +20,7 @@ from .pytest_runner import SandboxFn, run_tests
 from .related_tests import is_test_file, module_of, needed_files, select_related_tests
 from .report import CHECK_ORDER, CheckResult, ValidationReport
 from .sandbox import run_in_sandbox
+from .sandbox_protect import SandboxPolicy
 
 ALL_CHECKS = frozenset({"parse", "signature", "lint", "tests"})
 
@@ -37,8 +38,13 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
                    checks: Collection[str] | None = None, timeout_s: float = 60.0,
                    memory_mb: int = 1024, expected_kind: str | None = None,
                    draft_paths: Sequence[str] | None = None,
-                   sandbox: SandboxFn = run_in_sandbox) -> ValidationReport:
+                   sandbox: SandboxFn = run_in_sandbox,
+                   sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
+                   ) -> ValidationReport:
     """Check the draft ``files`` (repository files merged with the draft) cheapest first.
+
+    ``sandbox_policy`` names the sandbox protections the tests require (default: file and
+    network isolation); when one is missing the tests do not run and the report says why.
 
     ``draft_paths`` are the Python files to parse and lint (default: the target only);
     ``test_files`` are written next to the draft and run together with nothing else (pass
@@ -63,7 +69,7 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
         if any(r.failed for r in results):
             return _finish(results, wanted, "fix the failures above first")
         results.extend(_tests(files, dict(test_files or {}), [target_path, *paths],
-                              timeout_s, memory_mb, sandbox))
+                              timeout_s, memory_mb, sandbox, sandbox_policy))
     return _finish(results, wanted, "")
 
 
@@ -88,7 +94,8 @@ def _parse(files: Mapping[str, str], paths: list[str], target_path: str, version
 
 
 def _tests(files: Mapping[str, str], test_files: dict[str, str], roots: list[str],
-           timeout_s: float, memory_mb: int, sandbox: SandboxFn) -> tuple[CheckResult, ...]:
+           timeout_s: float, memory_mb: int, sandbox: SandboxFn,
+           policy: SandboxPolicy) -> tuple[CheckResult, ...]:
     """Only the files the tests need go into the sandbox, plus the tests themselves."""
     everything = {**files, **test_files}
     test_paths = [p for p in test_files if p.endswith(".py") and (
@@ -96,7 +103,7 @@ def _tests(files: Mapping[str, str], test_files: dict[str, str], roots: list[str
     needed = needed_files(everything, [*test_paths, *roots])
     local = {module_of(p).split(".")[0] for p in everything if p.endswith(".py")}
     return run_tests(needed, test_paths, local_modules=local, timeout_s=timeout_s,
-                     memory_mb=memory_mb, sandbox=sandbox)
+                     memory_mb=memory_mb, sandbox=sandbox, policy=policy)
 
 
 def _finish(results: list[CheckResult], wanted: frozenset[str], why: str) -> ValidationReport:

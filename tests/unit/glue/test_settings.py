@@ -99,3 +99,16 @@ def test_enum_values_as_stored_by_the_cat_round_trip():
                                         "python_version": "3.12"})
     assert settings.write_back is WriteBackPolicy.never
     assert settings.python_version is PythonVersion.py312 and problems == []
+
+
+def test_sandbox_policy_is_a_select_whose_names_map_onto_the_sandbox():
+    from codemem.codegen import SandboxPolicy as CorePolicy
+    from codemem.settings import SandboxPolicy
+
+    assert PluginSettings().sandbox_policy is SandboxPolicy.require_isolation
+    assert "enum" in json.dumps(schema()["$defs"]["SandboxPolicy"])
+    for member in SandboxPolicy:
+        assert CorePolicy[member.name].value == member.name
+    assert CorePolicy[PluginSettings().sandbox_policy.name].required() == ("files", "network")
+    stored, problems = read_settings({"sandbox_policy": "no such policy"})
+    assert stored.sandbox_policy is SandboxPolicy.require_isolation and problems
