@@ -113,7 +113,7 @@ def _run(plan: HostPlan, files: dict[str, str], argv: list[str], uid: int | None
                                    fsize_mb=opts["fsize_mb"], nofile=opts["nofile"],
                                    nproc=opts["nproc"])
         result = execute(cfg, Launch(child_env, work, marker, opts["timeout_s"],
-                                     opts["output_cap"], opts["grace"], uid, opts["disk_mb"]))
+                                     opts["output_cap"], opts["grace"], uid))
         collected = read_back(work, opts["collect"], opts["output_cap"])
         return _relative(result, result.protections.with_notes(dropped), collected, work)
     finally:

@@ -26,6 +26,7 @@ import importlib.util
 import json
 import os
 import resource
+import select
 import signal
 import sys
 import time
@@ -43,6 +44,8 @@ CAP_VERSION_3 = 0x20080522
 EXEC_FAILED = 127
 SETUP_FAILED = 125
 REFUSED = 126
+#: How often the supervisor checks the run's disk use.
+TICK_S = 0.05
 HELPERS = ("sandbox_landlock", "sandbox_seccomp", "sandbox_protect")
 
 
@@ -204,6 +207,8 @@ def confine(libc, cfg, flags, report, helpers):
     landlock, seccomp = helpers["sandbox_landlock"], helpers["sandbox_seccomp"]
     if flags & CLONE_NEWNS:
         try:
+            # a mount namespace of its own: the supervisor keeps the host's /proc and paths
+            _check(libc.unshare(ctypes.c_int(CLONE_NEWNS)), "unshare(CLONE_NEWNS)")
             apply_masks(libc, cfg, report)
             if flags & CLONE_NEWPID:
                 mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -254,9 +259,8 @@ def prepare_and_exec(libc, cfg, flags, status_fd, report):
         os._exit(EXEC_FAILED)
 
 
-def kill_tree(rounds=200):
+def kill_tree(descendants, rounds=200):
     """SIGKILL every descendant (orphans come to us: we are a subreaper) until none is left."""
-    descendants = _load("sandbox_watch").descendants
     killed = set()
     for _ in range(rounds):
         found = descendants(os.getpid())
@@ -283,22 +287,32 @@ def reap():
             return
 
 
-def supervise(pid, status_fd):
-    """Wait for the command, kill whatever it left, relay how it ended; exit alike."""
-    status = None
+def supervise(libc, pid, status_fd, cfg):
+    """Wait for the command while watching its disk use, kill whatever it left, relay how it
+    ended; exit alike. Runs as the run's own uid when there is one (it then reads the run's
+    open files without any capability, and the run cannot touch it: seccomp protects its pid
+    and it is not dumpable)."""
+    watch = _load("sandbox_watch")
+    quota = cfg.get("disk_quota_mb")
+    disk = watch.DiskWatch(cfg["workdir"], int(quota)) if quota else None
+    uid = cfg.get("drop_uid")
+    if uid is not None and os.geteuid() == 0:
+        # same capabilities as a run that keeps CAP_DAC_READ_SEARCH, or the kernel would not
+        # let the supervisor look at the run's open files
+        drop_privileges(libc, uid, bool(cfg.get("reach_cap_allowed")), {})
+        set_pdeathsig(libc)
+    status, over = None, ""
     try:
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except ChildProcessError:
-                break
+        status, over = wait_watching(pid, disk, watch.descendants)
     except Stop:
         emit(status_fd, {"stopped": True})
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    emit(status_fd, {"reaped": max(0, kill_tree() - (1 if status is None else 0))})
+    if over:
+        emit(status_fd, {"quota": over})
+    emit(status_fd, {"reaped": max(0, kill_tree(watch.descendants) - (status is None)),
+                     "disk_peak": disk.peak if disk else 0})
     if status is None:
-        os._exit(128 + signal.SIGTERM)
+        os._exit(128 + signal.SIGKILL)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         emit(status_fd, {"exit_signal": sig})
@@ -306,6 +320,28 @@ def supervise(pid, status_fd):
     code = os.WEXITSTATUS(status)
     emit(status_fd, {"exit_code": code})
     os._exit(code)
+
+
+def wait_watching(pid, disk, descendants):
+    """(wait status, "") when the command ends; (None, why) when it goes over its quota."""
+    try:
+        handle = os.pidfd_open(pid)
+        poller = select.poll()
+        poller.register(handle, select.POLLIN)
+    except (AttributeError, OSError):
+        handle, poller = None, None
+    me = os.getpid()
+    while True:
+        if poller is not None:
+            poller.poll(int(TICK_S * 1000))
+        else:
+            time.sleep(0.01)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status, ""
+        over = disk.check(descendants(me)) if disk is not None else ""
+        if over:
+            return None, over
 
 
 def _stop(signum, frame):
@@ -333,7 +369,7 @@ def main(raw):
             emit(status_fd, {"setup_error": str(exc), "setup": report})
         os._exit(SETUP_FAILED)
     emit(status_fd, {"child_pid": pid})
-    supervise(pid, status_fd)
+    supervise(libc, pid, status_fd, cfg)
 
 
 if __name__ == "__main__":

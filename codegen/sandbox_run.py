@@ -17,11 +17,9 @@ from typing import IO
 
 from .sandbox_env import hunt_leftovers
 from .sandbox_protect import HOW_TO, Protections
-from .sandbox_watch import DiskWatch, descendants, kill_uid, pids_of
+from .sandbox_watch import kill_uid
 
 BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_boot.py")
-#: How often the wall clock and the disk quota are checked while a run is going.
-TICK_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,6 @@ class Launch:
     output_cap: int
     grace_s: float
     uid: int | None
-    disk_mb: int
 
 
 def execute(cfg: dict, launch: Launch) -> SandboxResult:
@@ -97,36 +94,18 @@ def execute(cfg: dict, launch: Launch) -> SandboxResult:
     finally:
         os.close(status_w)
     readers = (_Reader(proc.stdout, launch.output_cap), _Reader(proc.stderr, launch.output_cap))
-    watch = DiskWatch(launch.work, launch.disk_mb)
-    stopped = _watch(proc, launch, watch)
+    try:
+        proc.wait(timeout=launch.timeout_s)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        _stop(proc, launch.grace_s)
+        timed_out = True
     lines = _read_status(status_r)
     leftovers = _sweep(launch, lines)
     for reader in readers:
         reader.join(2.0)
-    return _classify(proc.returncode, readers, lines, stopped, time.monotonic() - started,
-                     leftovers, watch.peak)
-
-
-def _watch(proc: subprocess.Popen, launch: Launch, watch: DiskWatch) -> str:
-    """Wait for the launcher; stop it at the wall-clock limit or above the disk quota.
-
-    Returns why it was stopped (``""`` when it ended by itself).
-    """
-    deadline = time.monotonic() + launch.timeout_s
-    while True:
-        try:
-            proc.wait(timeout=TICK_S)
-            return ""
-        except subprocess.TimeoutExpired:
-            pass
-        if time.monotonic() >= deadline:
-            _stop(proc, launch.grace_s)
-            return "timeout"
-        pids = pids_of(launch.uid) if launch.uid is not None else descendants(proc.pid)
-        over = watch.check(pids)
-        if over:
-            _stop(proc, launch.grace_s)
-            return over
+    return _classify(proc.returncode, readers, lines, timed_out, time.monotonic() - started,
+                     leftovers)
 
 
 def _stop(proc: subprocess.Popen, grace: float) -> None:
@@ -188,12 +167,12 @@ def _read_status(fd: int) -> list[dict]:
 
 
 def _classify(rc: int | None, readers: tuple[_Reader, _Reader], lines: list[dict],
-              stopped: str, duration: float, leftovers: int, disk_peak: int) -> SandboxResult:
+              timed_out: bool, duration: float, leftovers: int) -> SandboxResult:
     merged: dict = {}
     for line in lines:
         merged.update(line)
     protections = Protections.from_setup(merged.get("setup"))
-    status, error = _status_for(rc, merged, stopped, protections)
+    status, error = _status_for(rc, merged, timed_out, protections)
     if "exit_signal" in merged:
         rc = -int(merged["exit_signal"])
     elif "exit_code" in merged:
@@ -202,15 +181,16 @@ def _classify(rc: int | None, readers: tuple[_Reader, _Reader], lines: list[dict
     return SandboxResult(status=status, returncode=rc, stdout=out.text(), stderr=err.text(),
                          duration_s=round(duration, 3), protections=protections,
                          stdout_truncated=out.truncated, stderr_truncated=err.truncated,
-                         error=error, leftovers_killed=leftovers, disk_peak=disk_peak)
+                         error=error, leftovers_killed=leftovers,
+                         disk_peak=int(merged.get("disk_peak", 0)))
 
 
-def _status_for(rc: int | None, merged: dict, stopped: str,
+def _status_for(rc: int | None, merged: dict, timed_out: bool,
                 protections: Protections) -> tuple[str, str]:
-    if stopped == "timeout":
+    if timed_out:
         return "timeout", "wall-clock timeout"
-    if stopped:
-        return "killed", stopped
+    if merged.get("quota"):
+        return "killed", str(merged["quota"])
     setup = merged.get("setup") or {}
     if setup.get("refused"):
         return "error", refusal(protections, list(setup["refused"]))

@@ -122,7 +122,7 @@ def kill_uid(uid: int, rounds: int = 200) -> int:
         raise ValueError("refusing to kill every process of root or of the Cat's own uid")
     killed: set[int] = set()
     for _ in range(rounds):
-        found = [pid for pid in pids_of(uid) if _alive(pid)]
+        found = [pid for pid in pids_of(uid) if alive(pid)]
         if not found:
             break
         for pid in found:
@@ -155,7 +155,7 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     """True while ``pid`` exists and is not a zombie."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:

@@ -1,8 +1,13 @@
-"""Reliability test X1: 40 hostile generated programs in the sandbox (reliability.md §3.6).
+"""Reliability test X1: the hostile programs, in every deployment this machine can imitate.
 
-Pass: each is stopped within the timeout + 1 s, leaves no process behind, and reaches nothing
-outside its dir (canary hashes unchanged, the loopback canary server sees 0 connections, no
-secret in any output). Prints one ``RELIABILITY {...}`` line with the figures.
+Each mode (see ``sandbox_modes``) starts a "Cat" process under that deployment's conditions,
+which runs every program of ``hostile_programs`` through the real ``run_in_sandbox``. Pass:
+each program is stopped within the timeout + 1 s, nothing of it is left running, and it
+reached nothing outside its workspace: canary files (in ``/tmp``, a home folder, a data folder
+with a ``memories.db``) unchanged and unread, no file created in ``/tmp``, ``/var/tmp``,
+``/dev/shm``, the plugin folder or ``/app``, the loopback canary server saw 0 connections and 0
+datagrams, the "Cat" and this test process alive, no secret in any output. Prints one
+``RELIABILITY {...}`` line per mode with the figures.
 """
 
 from __future__ import annotations
@@ -14,23 +19,25 @@ import shutil
 import tempfile
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from codemem.codegen.sandbox import OUTPUT_CAP, run_in_sandbox
+from codemem.codegen.sandbox import OUTPUT_CAP
+from codemem.codegen.sandbox_watch import alive, pids_of
 
 from .canaries import CanaryServer
-from .hostile_programs import PROGRAMS, Hostile
+from .hostile_programs import ATTACKS, PROGRAMS, Hostile
+from .sandbox_modes import ROOT, drive, mode
 
 TIMEOUT_S = 2.0
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+DISK_MB = 128
+OUTSIDE = ("/tmp/evil_{tag}", "/var/tmp/evil_{tag}", "/dev/shm/evil_{tag}",
+           os.path.join(ROOT, "evil_{tag}.py"), "/app/evil_{tag}.py")
 
 
 @pytest.fixture
 def canaries(monkeypatch):
-    """World-writable canaries in /tmp (only the sandbox's mount masks protect them)."""
+    """World-readable and world-writable canaries outside any sandbox workspace."""
     tag = uuid.uuid4().hex[:12]
     home = tempfile.mkdtemp(prefix="cwm-canary-home-")
     os.chmod(home, 0o777)
@@ -38,28 +45,32 @@ def canaries(monkeypatch):
                "CCAT_JWT_SECRET": f"ccat-canary-{tag}"}
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
+    datadir = os.path.join(home, "data", "code_working_memory")
     files = {os.path.join(home, "notes.txt"): f"user notes {tag}\n",
              os.path.join(home, "metadata.json"): json.dumps({"openai_key": f"meta-{tag}"}),
-             os.path.join(home, ".ssh", "id_rsa"): f"PRIVATE KEY {tag}\n"}
+             os.path.join(home, ".ssh", "id_rsa"): f"PRIVATE KEY {tag}\n",
+             os.path.join(datadir, "memories.db"): f"SQLite format 3 memory-{tag}\n"}
     tmp_canary = os.path.join(tempfile.gettempdir(), f"cwm-canary-{tag}.txt")
     files[tmp_canary] = f"tmp canary {tag}\n"
     for path, text in files.items():
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
         with open(path, "w") as handle:
             handle.write(text)
-        os.chmod(path, 0o666)
+        os.chmod(path, 0o644 if path.endswith("memories.db") else 0o666)
     state = {"tag": tag, "home": home, "meta": os.path.join(home, "metadata.json"),
-             "tmp_canary": tmp_canary, "secrets": [*secrets.values(), f"meta-{tag}",
-                                                   f"PRIVATE KEY {tag}"]}
+             "tmp_canary": tmp_canary, "memdb": os.path.join(datadir, "memories.db"),
+             "datadir": datadir,
+             "secrets": [*secrets.values(), f"meta-{tag}", f"PRIVATE KEY {tag}", f"memory-{tag}",
+                         f"user notes {tag}", f"tmp canary {tag}", "code_working_memory\","]}
     yield state
     shutil.rmtree(home, ignore_errors=True)
-    for path in (tmp_canary, f"/tmp/evil_{tag}", os.path.join(REPO, f"evil_{tag}.py")):
+    for path in [tmp_canary] + [p.format(tag=tag) for p in OUTSIDE]:
         if os.path.exists(path):
             os.remove(path)
 
 
 def digest(state: dict) -> str:
-    """sha256 over names, modes and contents of every canary."""
+    """sha256 over names, modes, contents and access times of every canary."""
     h = hashlib.sha256()
     paths = [state["tmp_canary"]]
     for root, dirs, names in os.walk(state["home"]):
@@ -99,13 +110,13 @@ def tagged_processes(tag: str) -> list[int]:
     return found
 
 
-def rss_mb() -> float:
-    """This process's resident set size (no psutil: the Cat imports this file too)."""
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+def describe(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        return f"{pid} uid={os.stat(f'/proc/{pid}').st_uid} {cmdline[:200]}"
+    except OSError:
+        return f"{pid} (gone)"
 
 
 def render(program: Hostile, values: dict[str, object]) -> str:
@@ -115,64 +126,76 @@ def render(program: Hostile, values: dict[str, object]) -> str:
     return source
 
 
-def run_one(program: Hostile, values: dict[str, object], tag: str):
-    started = time.monotonic()
-    res = run_in_sandbox({"main.py": render(program, values)}, ["python", "main.py", tag],
-                         timeout_s=TIMEOUT_S, memory_mb=512, env={"HOSTILE_TAG": tag})
-    return program, res, time.monotonic() - started
-
-
-def violations(program: Hostile, res, secrets: list[str]) -> list[str]:
+def violations(program: Hostile, res: dict, secrets: list[str]) -> list[str]:
     found = []
-    if res.duration_s > TIMEOUT_S + 1.0:
-        found.append(f"stopped after {res.duration_s:.2f}s")
-    if res.status not in program.statuses:
-        found.append(f"status {res.status} not in {program.statuses}: {res.stderr[-300:]}")
-    if program.expect_out and program.expect_out not in res.stdout:
-        found.append(f"expected {program.expect_out!r} in stdout: {res.stdout[-300:]!r}")
-    if "DONE" in res.stdout and program.name.startswith(("fs_", "net_", "secrets_")):
-        found.append(f"an attack step succeeded: {res.stdout[-300:]!r}")
-    text = res.stdout + res.stderr
-    found += [f"secret leaked: {s[:12]}" for s in secrets if s in text]
-    if len(res.stdout) > OUTPUT_CAP + 200 or len(res.stderr) > OUTPUT_CAP + 200:
+    if res["duration_s"] > TIMEOUT_S + 1.0:
+        found.append(f"stopped after {res['duration_s']:.2f}s")
+    if res["status"] not in program.statuses:
+        found.append(f"status {res['status']} not in {program.statuses}: {res['error']} "
+                     f"{res['stderr'][-300:]}")
+    if program.expect_out and program.expect_out not in res["stdout"]:
+        found.append(f"expected {program.expect_out!r} in stdout: {res['stdout'][-300:]!r} "
+                     f"{res['stderr'][-300:]!r}")
+    if program.expect_error and program.expect_error not in res["error"]:
+        found.append(f"expected {program.expect_error!r} in the error: {res['error']!r}")
+    if "DONE" in res["stdout"] and program.name.startswith(ATTACKS):
+        found.append(f"an attack step succeeded: {res['stdout'][-300:]!r}")
+    text = res["stdout"] + res["stderr"]
+    found += [f"secret leaked: {s[:16]}" for s in secrets if s in text]
+    if len(res["stdout"]) > OUTPUT_CAP + 200 or len(res["stderr"]) > OUTPUT_CAP + 200:
         found.append("output not capped")
     return found
 
 
-def test_forty_hostile_programs_are_contained(canaries):
-    assert len(PROGRAMS) == 40
+def shadow_marker() -> list[str]:
+    """The start of the real /etc/shadow (read as root here): must never appear in output."""
+    try:
+        with open("/etc/shadow") as handle:
+            return [handle.readline().strip()[:24]]
+    except OSError:
+        return []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode_name", ["full", "container", "root_no_ns"])
+def test_hostile_programs_are_contained(canaries, mode_name):
+    deployment, why = mode(mode_name)
+    if deployment is None:
+        pytest.skip(why)
+    assert len(PROGRAMS) >= 40
     tag = canaries["tag"]
     before = digest(canaries)
-    rss_before = rss_mb()
-    battery_start = time.monotonic()
+    started = time.monotonic()
     with CanaryServer() as server:
-        values = dict(canaries, port=server.port, udp_port=server.udp_port, repo=REPO,
+        values = dict(canaries, port=server.port, udp_port=server.udp_port, repo=ROOT,
                       test_pid=os.getpid())
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            outcomes = list(pool.map(lambda p: run_one(p, values, tag),
-                                     [p for p in PROGRAMS if not p.serial]))
-        leaked = tagged_processes(tag)
-        outcomes += [run_one(p, values, tag) for p in PROGRAMS if p.serial]
-        leaked += tagged_processes(tag)
+        jobs = [{"name": p.name, "files": {"main.py": render(p, values)},
+                 "argv": ["python", "main.py", tag], "serial": p.serial,
+                 "kwargs": {"timeout_s": TIMEOUT_S, "memory_mb": 512, "disk_mb": DISK_MB,
+                            "env": {"HOSTILE_TAG": tag}}} for p in PROGRAMS]
+        lines = drive(deployment, jobs)
         time.sleep(0.2)
-    problems = {p.name: violations(p, res, canaries["secrets"]) for p, res, _ in outcomes}
+    results = {line["name"]: line for line in lines[:-1]}
+    leaked = tagged_processes(tag) + [p for r in results.values() if r["uid"]
+                                      for p in pids_of(r["uid"]) if alive(p)]
+    secrets = canaries["secrets"] + shadow_marker()
+    problems = {p.name: violations(p, results[p.name], secrets) for p in PROGRAMS}
     problems = {name: v for name, v in problems.items() if v}
-    outside = [path for path in (f"/tmp/evil_{tag}", os.path.join(REPO, f"evil_{tag}.py"),
-                                 f"/app/evil_{tag}.py") if os.path.exists(path)]
-    canaries_changed = digest(canaries) != before
-    rss_growth_mb = rss_mb() - rss_before
+    outside = [p.format(tag=tag) for p in OUTSIDE if os.path.exists(p.format(tag=tag))]
     figures = {
-        "test": "hostile_programs", "programs": len(outcomes), "escapes": len(problems),
-        "max_kill_latency_s": round(max(r.duration_s for _, r, _ in outcomes) - 0, 3),
-        "max_wall_s": round(max(w for _, _, w in outcomes), 3),
+        "test": "hostile_programs", "mode": mode_name, "programs": len(results),
+        "escapes": len(problems), "timeout_s": TIMEOUT_S,
+        "max_kill_latency_s": round(max(r["duration_s"] for r in results.values()), 3),
         "leaked_procs": len(set(leaked)), "bytes_outside": len(outside),
-        "canaries_changed": canaries_changed, "canary_conns": server.connections,
-        "canary_datagrams": server.datagrams, "rss_growth_mb": round(rss_growth_mb, 1),
-        "leftovers_hunted": sum(r.leftovers_killed for _, r, _ in outcomes),
-        "isolation": outcomes[0][1].isolation.summary(), "timeout_s": TIMEOUT_S,
-        "battery_s": round(time.monotonic() - battery_start, 1)}
+        "canaries_changed": digest(canaries) != before, "canary_conns": server.connections,
+        "canary_datagrams": server.datagrams,
+        "leftovers_killed": sum(r["leftovers_killed"] for r in results.values()),
+        "protections": " ".join(f"{name}={'on' if on else 'OFF'}" for name, (on, _)
+                                in results["infinite_loop"]["layers"].items()),
+        "battery_s": round(time.monotonic() - started, 1)}
     print("RELIABILITY " + json.dumps(figures))
-    assert problems == {}
-    assert not leaked and not outside and not canaries_changed
+    assert problems == {}, json.dumps(problems, indent=1)
+    assert not leaked, [describe(pid) for pid in set(leaked)]
+    assert not outside and not figures["canaries_changed"]
     assert server.connections == 0 and server.datagrams == 0
-    assert rss_growth_mb < 200
+    assert len(results) == len(PROGRAMS)
