@@ -10,7 +10,8 @@ under the conditions of each deployment:
   image's ``/usr/local/bin/python``);
 - ``root_no_ns``: root with every capability but no namespaces, and the pytest interpreter,
   which lives where an unprivileged uid cannot reach it (``/root/.pyenv`` on this machine);
-- ``container_no_landlock``: the container on a kernel (or an old Docker) without Landlock.
+- ``container_no_landlock`` / ``root_no_landlock``: the same on a kernel (or an old Docker)
+  without Landlock.
 
 A mode this machine cannot imitate is skipped with the reason.
 """
@@ -85,6 +86,8 @@ def mode(name: str) -> tuple[Mode | None, str]:
         return Mode("full", sys.executable), ""
     if name == "root_no_ns":
         return Mode("root_no_ns", sys.executable, ("namespaces",)), ""
+    if name == "root_no_landlock":
+        return Mode("root_no_landlock", sys.executable, ("namespaces", "landlock")), ""
     python = _reachable_python()
     if not python or shutil.which("setpriv") is None:
         return None, (f"mode {name} needs setpriv and a Python 3.10+ readable by every user "
