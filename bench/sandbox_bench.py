@@ -1,22 +1,25 @@
 """Benchmark of the sandbox and the validator: what one validation costs, step by step.
 
-Run from the plugin root (prints a Markdown section for docs/benchmarks.md)::
+Run from the plugin root as root (prints a Markdown section for docs/benchmarks.md)::
 
     .venv/bin/python -m tests.run bench.sandbox_bench --runs 15
 
-Compares a bare ``subprocess.run([python, -c, pass])`` with the same command in the sandbox,
-then times each validator step on a small function with three repository tests.
+Compares a bare ``subprocess.run([python, -c, pass])`` with the same command in the sandbox in
+each deployment this machine can imitate (see ``tests/unit/codegen/sandbox_modes.py``: the bare
+host with namespaces, Docker without CAP_SYS_ADMIN, root without namespaces), measured inside
+that deployment's "Cat" process, then times each validator step on a small function with three
+repository tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
-import sys
 
 from ..codegen.lint import lint_source
 from ..codegen.pycheck import check_parse
-from ..codegen.sandbox import run_in_sandbox, sandbox_capabilities
+from ..codegen.sandbox import sandbox_capabilities
 from ..codegen.validate import validate_draft
 from .timing import median_ms
 
@@ -29,17 +32,38 @@ FILES = {"pkg/__init__.py": "", "pkg/mod.py": DRAFT}
 
 
 
+def per_mode(runs: int) -> list[tuple[str, float]]:
+    """Median wall time of ``run_in_sandbox(python -c pass)`` inside each deployment's "Cat"
+    (its first run, which includes the one-off probe, is left out)."""
+    from ..tests.unit.codegen.sandbox_modes import drive, mode
+
+    rows = []
+    for name in ("full", "container", "root_no_ns"):
+        deployment, why = mode(name)
+        if deployment is None:
+            print(f"(mode {name} skipped: {why})")
+            continue
+        jobs = [{"name": f"{name}-{i}", "files": {}, "argv": ["python", "-c", "pass"],
+                 "serial": True, "kwargs": {"timeout_s": 30, "memory_mb": 512}}
+                for i in range(runs + 1)]
+        results = drive(deployment, jobs)[1:-1]
+        assert all(r["status"] == "ok" for r in results), results[:1]
+        protections = " ".join(k for k, (on, _) in results[0]["layers"].items() if on)
+        bare = median_ms(lambda p=deployment.python: subprocess.run([p, "-c", "pass"],
+                                                                     check=True), runs)
+        rows.append((f"bare `python -c pass`, {name} interpreter", bare))
+        rows.append((f"`python -c pass` in the sandbox, mode {name} ({protections})",
+                     statistics.median(r["wall_s"] for r in results) * 1000))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     runs = parser.parse_args().runs
     caps = sandbox_capabilities()
     rows = [
-        ("bare `python -c pass` (subprocess)",
-         median_ms(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), runs)),
-        ("`python -c pass` in the sandbox",
-         median_ms(lambda: run_in_sandbox({}, ["python", "-c", "pass"], timeout_s=30,
-                                           memory_mb=512), runs)),
+        *per_mode(runs),
         ("parse (ast + libcst)", median_ms(lambda: check_parse(DRAFT, "pkg/mod.py"), runs)),
         ("lint (ruff subprocess)", median_ms(lambda: lint_source(DRAFT, "pkg/mod.py"), runs)),
         ("validate_draft, all checks, 3 tests",
@@ -50,7 +74,8 @@ def main() -> None:
     ok = validate_draft(FILES, target_path="pkg/mod.py", test_files=TESTS).ok
     print("## Sandbox and validation overhead (bench/sandbox_bench.py)\n")
     print(f"Command: `.venv/bin/python -m tests.run bench.sandbox_bench --runs {runs}`; "
-          f"isolation: `{caps.summary()}`; validation passed: {ok}. Median of {runs} runs, "
+          f"protections in this process: `{caps.summary()}`; validation passed: {ok}. "
+          f"Median of {runs} runs, "
           "shared 2-core machine under load from other work.\n")
     print("| step | median ms |\n| --- | ---: |")
     for name, ms in rows:
