@@ -125,9 +125,10 @@ class PluginSettings(BaseModel):
         description="Address-space limit of sandboxed runs.")
     sandbox_policy: SandboxPolicy = Field(
         SandboxPolicy.require_isolation, title="Sandbox policy",
-        description="What happens when a sandbox protection is missing on this host (the "
-        "status tool lists them): refuse to run generated code and tests without file and "
-        "network isolation, refuse without every protection, or run anyway.")
+        description="What happens when a sandbox protection is missing on this host (see "
+        "the README section 'Safety'): refuse to run generated code and tests without file "
+        "and network isolation, refuse without every protection, or run anyway. Generated "
+        "code never runs as root.")
     check_lint: bool = Field(True, title="Check: lint", description="Run ruff for real errors.")
     check_signature: bool = Field(
         True, title="Check: signature", description="Compare the draft with the meta-code.")

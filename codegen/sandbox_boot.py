@@ -46,7 +46,7 @@ SETUP_FAILED = 125
 REFUSED = 126
 #: How often the supervisor checks the run's disk use.
 TICK_S = 0.05
-HELPERS = ("sandbox_landlock", "sandbox_seccomp", "sandbox_protect")
+HELPERS = ("sandbox_landlock", "sandbox_seccomp", "sandbox_protect", "sandbox_watch")
 
 
 class Stop(Exception):
@@ -125,10 +125,9 @@ def apply_masks(libc, cfg, report):
 
 
 def set_limits(cfg, nproc):
+    """rlimits; ``nproc`` is the process limit (None: not enforceable, i.e. running as root)."""
     limits = {"AS": cfg.get("memory_mb"), "CPU": cfg.get("cpu_s"), "FSIZE": cfg.get("fsize_mb"),
-              "NOFILE": cfg.get("nofile"), "CORE": 0}
-    if nproc:
-        limits["NPROC"] = cfg.get("nproc")
+              "NOFILE": cfg.get("nofile"), "CORE": 0, "NPROC": nproc}
     for name, value in limits.items():
         if value is None:
             continue
@@ -216,8 +215,13 @@ def confine(libc, cfg, flags, report, helpers):
             report["notes"].append(f"mount setup failed: {err}")
     ruleset = build_landlock(landlock, cfg, report)
     uid, reach = choose_uid(cfg, flags, ruleset, report)
-    set_limits(cfg, nproc=uid is not None)
-    report["rlimits"], report["nproc"] = True, uid is not None
+    nproc = cfg.get("nproc")
+    if uid is None and os.geteuid() != 0 and nproc is not None:
+        # the Cat's own uid: the limit counts its tasks too, so allow that many more
+        nproc = helpers["sandbox_watch"].tasks_of(os.getuid()) + int(nproc)
+        report["nproc_shared"] = True
+    set_limits(cfg, nproc=nproc if uid is not None or os.geteuid() != 0 else None)
+    report["rlimits"], report["nproc"] = True, uid is not None or os.geteuid() != 0
     if uid is not None:
         drop_privileges(libc, uid, reach, report)
     report["uid"] = os.getuid()

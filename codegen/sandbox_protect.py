@@ -165,7 +165,10 @@ def _limits(s: dict) -> tuple[bool, str]:
         return False, "rlimits not applied"
     if not s.get("nproc"):
         return False, ("memory, CPU, file size and open files bounded; process count not "
-                       "(it would count the Cat's own threads: no uid of its own)")
+                       "(a run as root ignores it)")
+    if s.get("nproc_shared"):
+        return True, ("memory, CPU time, file size and open files bounded; processes bounded "
+                      "above the Cat's own (they share its uid)")
     return True, "memory, CPU time, file size, open files and processes bounded (rlimits)"
 
 

@@ -115,6 +115,19 @@ def pids_of(uid: int) -> list[int]:
     return found
 
 
+def tasks_of(uid: int) -> int:
+    """How many tasks (threads included) ``uid`` runs: what ``RLIMIT_NPROC`` counts."""
+    total = 0
+    for pid in pids_of(uid):
+        try:
+            with open(f"/proc/{pid}/status") as handle:
+                total += next(int(line.split()[1]) for line in handle
+                              if line.startswith("Threads:"))
+        except (OSError, StopIteration, ValueError):
+            total += 1
+    return total + 1
+
+
 def kill_uid(uid: int, rounds: int = 200) -> int:
     """SIGKILL every process of ``uid`` until none is left (a uid cannot be shed without
     privileges, so nothing escapes); returns how many were killed."""

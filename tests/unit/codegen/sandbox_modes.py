@@ -10,6 +10,8 @@ under the conditions of each deployment:
   image's ``/usr/local/bin/python``);
 - ``root_no_ns``: root with every capability but no namespaces, and the pytest interpreter,
   which lives where an unprivileged uid cannot reach it (``/root/.pyenv`` on this machine);
+- ``unprivileged_cat``: the container started as a non-root user (``user: 1000``): no uid of
+  its own for the runs, no namespaces;
 - ``container_no_landlock`` / ``root_no_landlock``: the same on a kernel (or an old Docker)
   without Landlock.
 
@@ -29,6 +31,8 @@ from dataclasses import dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 DRIVER = os.path.join(HERE, "sandbox_driver.txt")
+#: The uid of a "Cat" that is not root (e.g. a compose file with ``user: 1000``).
+UNPRIVILEGED_CAT_UID = 1000
 DOCKER_CAPS = ("chown", "dac_override", "fowner", "fsetid", "kill", "setgid", "setuid",
                "setpcap", "net_bind_service", "net_raw", "sys_chroot", "mknod", "audit_write",
                "setfcap")
@@ -40,12 +44,17 @@ class Mode:
     python: str
     deny: tuple[str, ...] = ()
     docker_caps: bool = False
+    #: Run the "Cat" itself as this unprivileged uid (a container started with ``user:``).
+    cat_uid: int | None = None
 
     def command(self) -> list[str]:
         prefix = []
         if self.docker_caps:
             caps = ",".join(["-all"] + [f"+{c}" for c in DOCKER_CAPS])
             prefix = ["setpriv", "--bounding-set", caps, "--inh-caps", "-all"]
+        if self.cat_uid is not None:
+            prefix = ["setpriv", f"--reuid={self.cat_uid}", f"--regid={self.cat_uid}",
+                      "--clear-groups", "--inh-caps", "-all"]
         return [*prefix, self.python, DRIVER]
 
 
@@ -92,6 +101,8 @@ def mode(name: str) -> tuple[Mode | None, str]:
     if not python or shutil.which("setpriv") is None:
         return None, (f"mode {name} needs setpriv and a Python 3.10+ readable by every user "
                       "(as in the Cat image)")
+    if name == "unprivileged_cat":
+        return Mode(name, python, ("namespaces",), cat_uid=UNPRIVILEGED_CAT_UID), ""
     deny = ("namespaces", "landlock") if name == "container_no_landlock" else ("namespaces",)
     return Mode(name, python, deny, docker_caps=True), ""
 

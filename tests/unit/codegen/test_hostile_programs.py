@@ -1,4 +1,5 @@
-"""Reliability test X1: the hostile programs, in every deployment this machine can imitate.
+"""Reliability test X1: the hostile programs, in every deployment this machine can imitate
+(full isolation, the Docker container, root without namespaces, a Cat that is not root).
 
 Each mode (see ``sandbox_modes``) starts a "Cat" process under that deployment's conditions,
 which runs every program of ``hostile_programs`` through the real ``run_in_sandbox``. Pass:
@@ -157,7 +158,7 @@ def shadow_marker() -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode_name", ["full", "container", "root_no_ns"])
+@pytest.mark.parametrize("mode_name", ["full", "container", "root_no_ns", "unprivileged_cat"])
 def test_hostile_programs_are_contained(canaries, mode_name):
     deployment, why = mode(mode_name)
     if deployment is None:
