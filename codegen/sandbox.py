@@ -121,6 +121,7 @@ def _run(plan: HostPlan, files: dict[str, str], argv: list[str], uid: int | None
 
 
 _PLANS: dict[bool, tuple[HostPlan, Protections]] = {}
+UNVERIFIED = "could not be verified"
 _PLAN_LOCK = threading.Lock()
 
 
@@ -130,13 +131,20 @@ def sandbox_capabilities(*, namespaces: bool = True) -> Protections:
 
 
 def _plan(namespaces: bool) -> tuple[HostPlan, Protections]:
-    """The host plan and the protections a probe run actually achieved (cached)."""
+    """The host plan and the protections a probe run actually achieved.
+
+    Cached once the probe ran; a probe that could not run (a loaded machine, a full disk) is
+    not cached, so the next run measures again instead of refusing until the Cat restarts.
+    """
     with _PLAN_LOCK:
-        if namespaces not in _PLANS:
-            sweep_stale(tempfile.gettempdir())
-            plan = host_plan()
-            _PLANS[namespaces] = (plan, _probe(plan, namespaces).with_notes(plan.notes))
-        return _PLANS[namespaces]
+        if namespaces in _PLANS:
+            return _PLANS[namespaces]
+        sweep_stale(tempfile.gettempdir())
+        plan = host_plan()
+        found = _probe(plan, namespaces).with_notes(plan.notes)
+        if not found.files.detail.startswith(UNVERIFIED):
+            _PLANS[namespaces] = (plan, found)
+        return plan, found
 
 
 _PROBE = """import json, sys, _socket
@@ -158,7 +166,11 @@ def _probe(plan: HostPlan, namespaces: bool) -> Protections:
     """Run a program that tries to read and write outside its workspace and to open an
     Internet socket: a protection counts only if the attempt failed."""
     lease = UidLease(plan.uids) if plan.uids is not None else None
-    uid = lease.acquire() if lease else None
+    try:
+        uid = lease.acquire() if lease else None
+    except OSError as err:
+        unverified = Protection(False, f"{UNVERIFIED}: no uid for the probe run: {err}")
+        return Protections(files=unverified, network=unverified)
     base = tempfile.mkdtemp(prefix=base_prefix(probe=True))
     try:
         outside, open_dir = os.path.join(base, "outside.txt"), os.path.join(base, "open")
@@ -187,7 +199,7 @@ def _verified(res: SandboxResult) -> Protections:
         seen = dict(json.loads(res.stdout.strip().splitlines()[-1]))
     except (ValueError, IndexError):
         why = (res.error or res.stderr or res.status).strip()[-300:]
-        unverified = Protection(False, f"could not be verified: the probe run failed: {why}")
+        unverified = Protection(False, f"{UNVERIFIED}: the probe run failed: {why}")
         return found.with_layer("files", unverified).with_layer("network", unverified)
     if seen.get("read") or seen.get("write"):
         found = found.with_layer("files", Protection(False, "the probe could "
