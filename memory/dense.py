@@ -2,7 +2,12 @@
 
 Why in memory: reading 100k vector blobs per query would cost far more than the search itself.
 The index follows the store's ``generation`` counter: our own writes patch it in place; a write
-from another connection or process (generation moved without us) makes it reload lazily.
+from another connection or process (generation moved without us) makes it reload lazily, in one
+pass into a preallocated matrix.
+
+Whether the dense ranking is used at all is decided once per vector space (``ranking``):
+``"auto"`` asks ``embedder_check.judge`` (weak embedders are left out, so their vectors are
+neither stored nor loaded), ``"always"`` / ``"never"`` force it.
 """
 
 from __future__ import annotations
@@ -13,24 +18,49 @@ from typing import Any
 
 import numpy as np
 
+from .embedder_check import Verdict, judge
 from .embedding import VectorIndex, as_matrix, embedder_key
 from .store import MemoryStore, Mutation
 
 _REEMBED_CHUNK = 512
 #: how many more neighbours than wanted to fetch before applying a metadata filter
 WIDEN = 20
+#: Values of ``ranking``: probe the embedder, or force the dense ranking on or off.
+DENSE_RANKING_MODES = ("auto", "always", "never")
 
 
 class DenseStage:
     """Embeds texts and answers top-k cosine queries over the store's vectors (thread-safe)."""
 
-    def __init__(self, store: MemoryStore, embedder: Any) -> None:
+    def __init__(self, store: MemoryStore, embedder: Any, ranking: str = "auto") -> None:
+        if ranking not in DENSE_RANKING_MODES:
+            raise ValueError(f"dense_ranking must be one of {DENSE_RANKING_MODES}, "
+                             f"got {ranking!r}")
         self._store = store
         self._embedder = embedder
+        self._ranking = ranking
         self._lock = threading.RLock()
         self._index: VectorIndex | None = None
         self._generation = -1
         self._space: tuple[str, int] | None = None
+        self._verdict: Verdict | None = None
+
+    def verdict(self) -> Verdict:
+        """Whether the dense ranking is used, and why (probing the embedder at most once)."""
+        with self._lock:
+            if self._verdict is None:
+                if self._ranking != "auto":
+                    self._verdict = Verdict(self._ranking == "always",
+                                            f"dense_ranking={self._ranking!r}")
+                else:
+                    key = "embedder_verdict:" + self.space()[0]
+                    self._verdict = judge(self._embedder, lambda: self._store.meta_value(key),
+                                          lambda text: self._store.set_meta_value(key, text))
+            return self._verdict
+
+    def ranks(self) -> bool:
+        """True when the dense ranking takes part in candidate selection."""
+        return self.verdict().useful
 
     def space(self) -> tuple[str, int]:
         """``(embedder key, dimension)``; the dimension is probed once if not declared."""
@@ -91,12 +121,8 @@ class DenseStage:
         if self._index is not None and self._store.generation() == self._generation:
             return self._index
         key, dimension = self.space()
-        generation, have, missing = self._store.vectors(key)
-        index = VectorIndex(dimension)
-        if have:
-            seqs = [seq for seq, _ in have]
-            matrix = np.frombuffer(b"".join(blob for _, blob in have), dtype=np.float32)
-            index.put(seqs, matrix.reshape(len(have), dimension))
+        generation, index, missing = self._store.vectors(
+            key, lambda capacity, rows: VectorIndex.load(dimension, capacity, rows))
         for start in range(0, len(missing), _REEMBED_CHUNK):
             chunk = missing[start:start + _REEMBED_CHUNK]
             vectors = self.embed_documents([text for _, text, _ in chunk])

@@ -25,6 +25,10 @@ STOPWORDS = frozenset(
     "will with you your".split()
 )
 
+#: Deepest ``$and`` / ``$or`` nesting a filter may have; deeper is refused with ValueError
+#: (it would otherwise end in a RecursionError here, or in SQLite's expression depth limit).
+MAX_FILTER_DEPTH = 32
+
 _SCALARS = (str, int, float, bool, type(None))
 _RANGE_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
@@ -88,14 +92,19 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) ->
     return sorted(scores, key=lambda item: (-scores[item], order[item]))
 
 
-def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata") -> tuple[str, list]:
+def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata",
+                   _depth: int = 0) -> tuple[str, list]:
     """Translate a metadata filter into an SQL condition over the JSON ``column`` plus params.
 
     Grammar: ``{"key": value}`` (equality; ``None`` matches a missing key too),
     ``{"key": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": v, "$in"|"$nin": [v, ...]}}``,
     ``{"$and": [f, ...]}``, ``{"$or": [f, ...]}``; several keys in one mapping are ANDed.
-    Raises ``ValueError`` on anything else, so a typo never silently matches everything.
+    Raises ``ValueError`` on anything else, so a typo never silently matches everything, and
+    on ``$and`` / ``$or`` nested deeper than ``MAX_FILTER_DEPTH``.
     """
+    if _depth > MAX_FILTER_DEPTH:
+        raise ValueError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels of $and/$or; "
+                         "flatten it (one $and or $or takes any number of conditions)")
     if filters is None:
         return "1", []
     if not isinstance(filters, Mapping):
@@ -104,7 +113,7 @@ def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata") 
     params: list = []
     for key, cond in filters.items():
         if key in ("$and", "$or"):
-            sql, sub = _compile_group(key, cond, column)
+            sql, sub = _compile_group(key, cond, column, _depth + 1)
         elif isinstance(key, str) and key.startswith("$"):
             raise ValueError(f"unknown filter operator {key!r}; use $and, $or or a metadata key")
         else:
@@ -114,12 +123,14 @@ def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata") 
     return ("(" + " AND ".join(clauses) + ")" if clauses else "1"), params
 
 
-def _compile_group(op: str, conds: Any, column: str) -> tuple[str, list]:
+def _compile_group(op: str, conds: Any, column: str, depth: int) -> tuple[str, list]:
     if not isinstance(conds, (list, tuple)) or not conds:
         raise ValueError(f"{op} takes a non-empty list of filters")
     parts, params = [], []
     for cond in conds:
-        sql, sub = compile_filter(cond, column)
+        if cond is None:
+            raise ValueError(f"{op} takes filters (mappings), not None")
+        sql, sub = compile_filter(cond, column, depth)
         parts.append(sql)
         params.extend(sub)
     joiner = " AND " if op == "$and" else " OR "

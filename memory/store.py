@@ -21,13 +21,14 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import StoreError
-from .retrieval import compile_filter, fts_match_expression, identifier_tokens
+from .lexical import COLUMN_WEIGHTS, COLUMNS, LEXICAL_VERSION, document_fields
+from .retrieval import compile_filter, fts_match_expression
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
 from .store_support import canonical_json, content_hash, journal_mode_for, utc_now
 
@@ -38,6 +39,8 @@ __all__ = ["MemoryRecord", "MemoryStore", "Mutation", "NewRow", "StoreClosed", "
 COMMON_FRACTION = 0.05
 COMMON_MIN = 1000
 
+
+_Loaded = TypeVar("_Loaded")
 
 _FILE_LOCKS: dict[str, threading.RLock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()
@@ -103,10 +106,20 @@ def _record(row: Sequence[Any]) -> MemoryRecord:
     return MemoryRecord(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
 
 
-def _fts_fields(text: str, metadata_json: str) -> tuple[str, str, str]:
-    meta = json.loads(metadata_json)
-    flat = " ".join(f"{k} {v if isinstance(v, str) else json.dumps(v)}" for k, v in meta.items())
-    return text, flat, " ".join(identifier_tokens(text + " " + flat))
+_FTS_INSERT = (f"INSERT INTO lexical_fts (rowid, {', '.join(COLUMNS)}) "
+               f"VALUES (?{', ?' * len(COLUMNS)})")
+_BM25 = f"bm25(lexical_fts, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
+#: Rows analysed per transaction when the lexical index is (re)built after an upgrade.
+LEXICAL_BATCH = 500
+
+
+def _index_lexical(conn: sqlite3.Connection, seq: int, text: str, metadata_json: str) -> None:
+    conn.execute(_FTS_INSERT, (seq, *document_fields(text, json.loads(metadata_json))))
+
+
+def _meta_value(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 class MemoryStore:
@@ -130,6 +143,7 @@ class MemoryStore:
         self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         self.journal_mode = self._retrying(self._set_journal_mode)
         self._write(self._migrate)
+        self._ensure_lexical()
 
     # -- connection plumbing ---------------------------------------------------------------
     def _set_journal_mode(self) -> str:
@@ -216,6 +230,14 @@ class MemoryStore:
         conn.execute("UPDATE meta SET value = ? WHERE key='generation'", (str(before + 1),))
         return before, before + 1
 
+    def meta_value(self, key: str) -> str | None:
+        """A value of the store's small key/value table (None if unset)."""
+        return self._read(lambda c: _meta_value(c, key))
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        self._write(lambda c: c.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)))
+
     def generation(self) -> int:
         """Counter bumped by every memory change, from any connection or process."""
         return self._read(lambda c: int(
@@ -243,8 +265,7 @@ class MemoryStore:
                     (row.id, row.text, row.metadata_json, row.content_hash, now, now,
                      row.embedding, embedder if row.embedding is not None else None))
                 seq = cur.lastrowid
-                conn.execute("INSERT INTO memories_fts (rowid, text, meta, tokens) "
-                             "VALUES (?,?,?,?)", (seq, *_fts_fields(row.text, row.metadata_json)))
+                _index_lexical(conn, seq, row.text, row.metadata_json)
                 self._log(conn, row.id, "add", None, None, row.text, row.metadata_json, now)
                 out.append((row.id, seq, True))
             return Mutation(out, before, after)
@@ -294,9 +315,8 @@ class MemoryStore:
             if new_text != old.text:
                 conn.execute("UPDATE memories SET embedding=?, embedder=? WHERE seq=?",
                              (embedding, embedder if embedding is not None else None, old.seq))
-            conn.execute("DELETE FROM memories_fts WHERE rowid=?", (old.seq,))
-            conn.execute("INSERT INTO memories_fts (rowid, text, meta, tokens) VALUES (?,?,?,?)",
-                         (old.seq, *_fts_fields(new_text, new_meta)))
+            conn.execute("DELETE FROM lexical_fts WHERE rowid=?", (old.seq,))
+            _index_lexical(conn, old.seq, new_text, new_meta)
             self._drop_cache_for(conn, old.content_hash)
             self._log(conn, memory_id, "update", old.text, old_meta, new_text, new_meta, now)
             new = MemoryRecord(old.seq, old.id, new_text, json.loads(new_meta), new_hash,
@@ -322,7 +342,7 @@ class MemoryStore:
             for row in rows:
                 old = _record(row)
                 conn.execute("DELETE FROM memories WHERE seq=?", (old.seq,))
-                conn.execute("DELETE FROM memories_fts WHERE rowid=?", (old.seq,))
+                conn.execute("DELETE FROM lexical_fts WHERE rowid=?", (old.seq,))
                 self._drop_cache_for(conn, old.content_hash)
                 self._log(conn, old.id, "delete", old.text, row[3], None, None, now)
             return Mutation([row[0] for row in rows], before, after)
@@ -374,9 +394,47 @@ class MemoryStore:
                  "new_metadata": load(nm), "timestamp": at} for a, ot, om, nt, nm, at in rows]
 
     # -- candidate stages ----------------------------------------------------------------------
+    def _ensure_lexical(self) -> None:
+        """Build the lexical index after an upgrade or a change of ``LEXICAL_VERSION``.
+
+        Resumable and safe with other writers: each batch indexes rows the index lacks, so a
+        process killed half-way (or a second process opening the file) just carries on.
+        """
+        building = "building:" + LEXICAL_VERSION
+
+        def start(conn: sqlite3.Connection) -> bool:
+            state = _meta_value(conn, "lexical_version")
+            if state == LEXICAL_VERSION:
+                return False
+            if state != building:
+                conn.execute("DELETE FROM lexical_fts")
+                conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
+                             "('lexical_version', ?)", (building,))
+            return True
+
+        def batch(after: int) -> int:
+            def run(conn: sqlite3.Connection) -> int:
+                rows = conn.execute(
+                    "SELECT seq, text, metadata FROM memories WHERE seq > ? AND seq NOT IN "
+                    "(SELECT rowid FROM lexical_fts) ORDER BY seq LIMIT ?",
+                    (after, LEXICAL_BATCH)).fetchall()
+                for seq, text, meta in rows:
+                    _index_lexical(conn, seq, text, meta)
+                return rows[-1][0] if rows else -1
+            return int(self._write(run))
+
+        if not self._write(start):
+            return
+        after = 0
+        while after >= 0:
+            after = batch(after)
+        self._write(lambda c: c.execute("UPDATE meta SET value=? WHERE key='lexical_version'",
+                                        (LEXICAL_VERSION,)))
+
     def lexical(self, terms: Sequence[str], limit: int,
                 filters: Mapping[str, Any] | None = None) -> list[int]:
-        """Seqs of the best bm25 matches for ``terms`` (text weighs most).
+        """Seqs of the best bm25 matches for ``terms`` (analysed tokens, ``lexical.tokens``);
+        hits in names weigh most (``lexical.COLUMN_WEIGHTS``).
 
         bm25 ranks every row that matches, so a term found in most rows makes a query cost
         O(N). Terms in more than ``COMMON_FRACTION`` of the rows (and over ``COMMON_MIN`` rows)
@@ -386,9 +444,8 @@ class MemoryStore:
         if not terms or limit <= 0:
             return []
         where, params = compile_filter(filters, "m.metadata")
-        sql = ("SELECT f.rowid FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
-               f"WHERE memories_fts MATCH ? AND {where} "
-               "ORDER BY bm25(memories_fts, 3.0, 1.0, 1.0) LIMIT ?")
+        sql = ("SELECT f.rowid FROM lexical_fts f JOIN memories m ON m.seq = f.rowid "
+               f"WHERE lexical_fts MATCH ? AND {where} ORDER BY {_BM25} LIMIT ?")
 
         def run(conn: sqlite3.Connection) -> list[int]:
             expression = self._match_expression(conn, terms)
@@ -405,19 +462,26 @@ class MemoryStore:
         if total <= cutoff:
             return fts_match_expression(terms)
         marks = ",".join("?" * len(terms))
-        df = dict(conn.execute(f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})",
+        df = dict(conn.execute(f"SELECT term, doc FROM lexical_vocab WHERE term IN ({marks})",
                                list(terms)).fetchall())
         rare = [t for t in terms if df.get(t, 0) <= cutoff]  # unknown terms stay (cost nothing)
         if rare:
             return fts_match_expression(rare)
         return fts_match_expression(terms, "AND")
 
-    def vectors(self, embedder: str) -> tuple[int, list[tuple[int, bytes]], list[tuple]]:
-        """Snapshot: (generation, [(seq, blob)] for ``embedder``, [(seq, text, hash)] missing)."""
-        def run(conn: sqlite3.Connection) -> tuple[int, list, list]:
+    def vectors(self, embedder: str,
+                load: Callable[[int, Iterable[tuple[int, bytes]]], _Loaded]
+                ) -> tuple[int, _Loaded, list[tuple]]:
+        """Snapshot: (generation, ``load(capacity, rows)``, [(seq, text, hash)] missing).
+
+        ``load`` consumes the ``(seq, blob)`` rows of ``embedder`` as the database yields them
+        (never all blobs in memory at once); ``capacity`` is an upper bound of their number.
+        """
+        def run(conn: sqlite3.Connection) -> tuple[int, _Loaded, list]:
             gen = int(conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
-            have = conn.execute("SELECT seq, embedding FROM memories WHERE embedder=?",
-                                (embedder,)).fetchall()
+            capacity = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+            have = load(capacity, conn.execute(
+                "SELECT seq, embedding FROM memories WHERE embedder=?", (embedder,)))
             missing = conn.execute("SELECT seq, text, content_hash FROM memories WHERE embedder IS "
                                    "NULL OR embedder != ?", (embedder,)).fetchall()
             return gen, have, missing

@@ -1,0 +1,154 @@
+"""Code-aware lexical analysis: what the FTS5 candidate index stores, and what a query asks.
+
+Why pre-tokenised in Python rather than an FTS5 tokenizer: SQLite's tokenizers know neither
+``getUserName`` (camelCase) nor stemming beyond Porter-1, and a query's document frequencies
+(to skip terms that match most rows) can only be looked up for the exact stored tokens. So both
+sides go through one function, ``tokens``: words are lower-cased, compound identifiers add
+their parts (``getUserName`` -> ``getusername get user name``; ``parse_args`` keeps the whole
+word plus ``pars arg``), every token is stemmed (Snowball English, via PyStemmer), and English
+stopwords are dropped. The FTS5 table then only splits on spaces.
+
+Fields (one FTS5 column each, weighted in ``COLUMN_WEIGHTS``): the entity's name, its qualified
+name and path, its signature, its body, the names it calls, and other metadata. A class entity's
+body is its outline (header, docstring, attributes, method signature lines): its methods are
+entities of their own, so a class must not match through their bodies and crowd out the method
+a query asks for.
+
+``LEXICAL_VERSION`` names this analysis; the store rebuilds its index when it changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any, Protocol
+
+from .errors import BackendUnavailable
+from .retrieval import split_identifier
+
+LEXICAL_VERSION = "code-fields-1"
+
+#: FTS5 columns, in table order.
+COLUMNS = ("name", "qualname", "signature", "body", "calls", "meta")
+#: bm25 weight of a hit in each column (same order). Measured: bench/retrieval_bench.py.
+COLUMN_WEIGHTS = (4.0, 2.0, 2.0, 1.0, 1.0, 1.0)
+
+#: Entity kinds whose body is reduced to an outline (their members are separate entities).
+CONTAINER_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "module", "impl",
+                             "namespace", "object", "record"})
+
+#: Metadata keys of a code entity that are identity or bookkeeping, not searchable words.
+_CODE_BOOKKEEPING = frozenset({"type", "repo_id", "entity_hash", "occurrence", "start_line",
+                               "end_line", "name", "qualified_name", "path", "signature",
+                               "calls"})
+
+STOPWORDS = frozenset(
+    "a about above after again against all am an and any are as at be because been before "
+    "being below between both but by can could did do does doing down during each few for "
+    "from further had has have having he her here hers him his how i if in into is it its "
+    "itself just me more most my myself no nor not now of off on once only or other our ours "
+    "out over own same she should so some such than that the their theirs them then there "
+    "these they this those through to too under until up very was we were what when where "
+    "which while who whom why will with would you your yours".split()
+)
+
+_WORD = re.compile(r"\w+")
+_MAX_WORD = 64
+
+
+class _Stemmer(Protocol):
+    def stemWords(self, words: Sequence[str]) -> list[str]: ...  # noqa: N802 (library name)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> _Stemmer:
+    """Snowball English: PyStemmer (C), else snowballstemmer (pure Python, same output)."""
+    try:
+        import Stemmer
+
+        return Stemmer.Stemmer("english")  # type: ignore[no-any-return]
+    except ImportError:
+        pass
+    try:
+        import snowballstemmer
+
+        return snowballstemmer.stemmer("english")  # type: ignore[no-any-return]
+    except ImportError as err:
+        raise BackendUnavailable(
+            "lexical search needs PyStemmer (listed in the plugin's requirements.txt); "
+            "install it with `pip install 'PyStemmer>=2.2,<3'`") from err
+
+
+@lru_cache(maxsize=1 << 18)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """Stemmed tokens of one word: the whole word, then its identifier parts (memoized: code
+    repeats the same words over and over)."""
+    if len(word) > _MAX_WORD:
+        word = word[:_MAX_WORD]
+    lower = word.lower()
+    parts = split_identifier(word)
+    raw = [lower, *parts] if len(parts) > 1 else [lower]
+    raw = [w for w in raw if w not in STOPWORDS]
+    if not raw:
+        return ()
+    out = _stemmer().stemWords(raw)
+    return tuple(dict.fromkeys(t for t in out if t))
+
+
+def tokens(text: str) -> list[str]:
+    """Every token of ``text`` in order (duplicates kept: they are term frequencies)."""
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        out.extend(_word_tokens(word))
+    return out
+
+
+def analyzed(text: str) -> str:
+    """``text`` as the space-separated tokens the FTS5 table stores."""
+    return " ".join(tokens(text))
+
+
+def query_tokens(text: str, limit: int = 32) -> list[str]:
+    """Distinct tokens of a query, in order of first appearance, at most ``limit``."""
+    return list(dict.fromkeys(tokens(text)))[:limit]
+
+
+def outline(text: str) -> str:
+    """A container's text without its members' bodies: the lines indented no deeper than the
+    container's own body (signature lines of members stay, their bodies go)."""
+    lines = text.splitlines()
+    body = [line for line in lines[1:] if line.strip()]
+    if not body:
+        return text
+    depth = min(len(line) - len(line.lstrip()) for line in body)
+    kept = [lines[0]] + [line for line in lines[1:]
+                         if line.strip() and len(line) - len(line.lstrip()) <= depth]
+    return "\n".join(kept)
+
+
+def _flat(metadata: Mapping[str, Any], skip: frozenset[str] = frozenset()) -> str:
+    parts = []
+    for key, value in metadata.items():
+        if key in skip or value is None:
+            continue
+        parts.append(f"{key} {value if isinstance(value, str) else json.dumps(value)}")
+    return " ".join(parts)
+
+
+def document_fields(text: str, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    """The FTS5 row of a memory, one analysed string per column of ``COLUMNS``."""
+    if metadata.get("type") != "code_entity":
+        return ("", "", "", analyzed(text), "", analyzed(_flat(metadata)))
+    kind = str(metadata.get("kind") or "")
+    body = outline(text) if kind in CONTAINER_KINDS else text
+    calls = metadata.get("calls") or []
+    return (
+        analyzed(str(metadata.get("name") or "")),
+        analyzed(f"{metadata.get('qualified_name') or ''} {metadata.get('path') or ''}"),
+        analyzed(str(metadata.get("signature") or "")),
+        analyzed(body),
+        analyzed(" ".join(str(c) for c in calls) if isinstance(calls, list) else str(calls)),
+        analyzed(_flat(metadata, _CODE_BOOKKEEPING)),
+    )

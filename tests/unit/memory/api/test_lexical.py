@@ -1,0 +1,61 @@
+"""Code-aware lexical analysis (memory/lexical.py): tokens, outlines, FTS5 fields."""
+
+from __future__ import annotations
+
+from codemem.memory.lexical import (
+    COLUMN_WEIGHTS,
+    COLUMNS,
+    analyzed,
+    document_fields,
+    outline,
+    query_tokens,
+    tokens,
+)
+
+
+def test_identifiers_add_their_parts_and_everything_is_stemmed():
+    assert tokens("getUserNames") == ["getusernam", "get", "user", "name"]
+    assert tokens("parse_args") == ["parse_arg", "pars", "arg"]
+    assert tokens("HTTPServer2") == ["httpserver2", "http", "server", "2"]
+    assert tokens("Returns the running processes") == ["return", "run", "process"]
+
+
+def test_query_tokens_are_distinct_and_bounded():
+    assert query_tokens("Query the user; the USER query") == ["queri", "user"]
+    assert len(query_tokens(" ".join(f"word{i}x" for i in range(100)), limit=32)) == 32
+    assert query_tokens("the of and") == []
+
+
+def test_outline_keeps_a_class_header_and_member_signatures_only():
+    source = ('class Parser:\n'
+              '    """Parse things."""\n'
+              '    limit = 3\n\n'
+              '    def parse_header(self, raw):\n'
+              '        checksum = compute(raw)\n'
+              '        return checksum\n')
+    assert outline(source) == ('class Parser:\n    """Parse things."""\n    limit = 3\n'
+                               '    def parse_header(self, raw):')
+    assert outline("def f(): pass") == "def f(): pass"
+
+
+def test_code_entity_fields_go_to_their_columns():
+    meta = {"type": "code_entity", "kind": "class", "name": "Parser", "language": "python",
+            "qualified_name": "net.Parser", "path": "net/parse.py",
+            "signature": "class Parser(Base):", "calls": ["compute"], "repo_id": "r-123",
+            "entity_hash": "ab12"}
+    source = "class Parser(Base):\n    def go(self):\n        checksum = compute()\n"
+    fields = dict(zip(COLUMNS, document_fields(source, meta), strict=True))
+    assert fields["name"] == "parser"
+    assert fields["qualname"] == analyzed("net.Parser net/parse.py")
+    assert fields["signature"] == analyzed("class Parser(Base):")
+    assert "checksum" not in fields["body"] and "go" in fields["body"].split()
+    assert fields["calls"] == "comput"
+    assert fields["meta"] == analyzed("kind class language python")  # no ids, no hashes
+    assert len(COLUMN_WEIGHTS) == len(COLUMNS)
+
+
+def test_other_memories_index_their_text_and_all_metadata():
+    fields = document_fields("Returns are accepted for 30 days", {"category": "returns"})
+    assert fields[:3] == ("", "", "") and fields[4] == ""
+    assert fields[3] == analyzed("Returns are accepted for 30 days")
+    assert fields[5] == "categori return"
