@@ -27,7 +27,15 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import StoreError
-from .lexical import COLUMN_WEIGHTS, COLUMNS, LEXICAL_VERSION, document_fields
+from .lexical import (
+    COLUMN_WEIGHTS,
+    COLUMNS,
+    CONTAINER_KINDS,
+    CONTAINER_PRIOR,
+    LEXICAL_VERSION,
+    LexicalQuery,
+    document_fields,
+)
 from .retrieval import compile_filter, fts_match_expression
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
 from .store_support import canonical_json, content_hash, journal_mode_for, utc_now
@@ -36,8 +44,8 @@ __all__ = ["MemoryRecord", "MemoryStore", "Mutation", "NewRow", "StoreClosed", "
            "content_hash", "journal_mode_for", "utc_now"]
 
 #: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
-COMMON_FRACTION = 0.05
-COMMON_MIN = 1000
+COMMON_FRACTION = 0.15
+COMMON_MIN = 3000
 
 
 _Loaded = TypeVar("_Loaded")
@@ -109,6 +117,10 @@ def _record(row: Sequence[Any]) -> MemoryRecord:
 _FTS_INSERT = (f"INSERT INTO lexical_fts (rowid, {', '.join(COLUMNS)}) "
                f"VALUES (?{', ?' * len(COLUMNS)})")
 _BM25 = f"bm25(lexical_fts, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
+#: bm25 is negative (lower is better): multiplying a container's score by the prior lowers it.
+_RANK = (f"{_BM25} * (CASE WHEN json_extract(m.metadata, '$.kind') IN "
+         f"({', '.join(repr(k) for k in sorted(CONTAINER_KINDS))}) "
+         f"THEN {CONTAINER_PRIOR} ELSE 1.0 END)")
 #: Rows analysed per transaction when the lexical index is (re)built after an upgrade.
 LEXICAL_BATCH = 500
 
@@ -431,43 +443,55 @@ class MemoryStore:
         self._write(lambda c: c.execute("UPDATE meta SET value=? WHERE key='lexical_version'",
                                         (LEXICAL_VERSION,)))
 
-    def lexical(self, terms: Sequence[str], limit: int,
+    def lexical(self, query: LexicalQuery | Sequence[str], limit: int,
                 filters: Mapping[str, Any] | None = None) -> list[int]:
-        """Seqs of the best bm25 matches for ``terms`` (analysed tokens, ``lexical.tokens``);
-        hits in names weigh most (``lexical.COLUMN_WEIGHTS``).
+        """Seqs of the best bm25 matches for ``query`` (``lexical.lexical_query``, or plain
+        analysed tokens); hits in names weigh most (``lexical.COLUMN_WEIGHTS``), containers
+        are lowered by ``lexical.CONTAINER_PRIOR``.
 
         bm25 ranks every row that matches, so a term found in most rows makes a query cost
         O(N). Terms in more than ``COMMON_FRACTION`` of the rows (and over ``COMMON_MIN`` rows)
         are left out of the OR; if only such terms remain, they are ANDed instead, which
-        matches few rows. This keeps lexical latency flat as the store grows.
+        matches few rows. This keeps lexical latency flat as the store grows. Compound tokens
+        join (in names only) if the index holds them; the phrase always joins.
         """
-        if not terms or limit <= 0:
+        if not isinstance(query, LexicalQuery):
+            query = LexicalQuery(tuple(query))
+        if not (query.terms or query.compounds) or limit <= 0:
             return []
         where, params = compile_filter(filters, "m.metadata")
         sql = ("SELECT f.rowid FROM lexical_fts f JOIN memories m ON m.seq = f.rowid "
-               f"WHERE lexical_fts MATCH ? AND {where} ORDER BY {_BM25} LIMIT ?")
+               f"WHERE lexical_fts MATCH ? AND {where} ORDER BY {_RANK} LIMIT ?")
 
         def run(conn: sqlite3.Connection) -> list[int]:
-            expression = self._match_expression(conn, terms)
+            expression = self._match_expression(conn, query)
             if not expression:
                 return []
             return [r[0] for r in conn.execute(sql, [expression, *params, limit]).fetchall()]
         return self._read(run)
 
     @staticmethod
-    def _match_expression(conn: sqlite3.Connection, terms: Sequence[str]) -> str:
+    def _match_expression(conn: sqlite3.Connection, query: LexicalQuery) -> str:
         # max(seq) is O(1) and close to the row count (it over-counts only after deletions).
         total = conn.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
         cutoff = max(COMMON_MIN, int(total * COMMON_FRACTION))
-        if total <= cutoff:
-            return fts_match_expression(terms)
-        marks = ",".join("?" * len(terms))
-        df = dict(conn.execute(f"SELECT term, doc FROM lexical_vocab WHERE term IN ({marks})",
-                               list(terms)).fetchall())
-        rare = [t for t in terms if df.get(t, 0) <= cutoff]  # unknown terms stay (cost nothing)
-        if rare:
-            return fts_match_expression(rare)
-        return fts_match_expression(terms, "AND")
+        terms, df = list(query.terms), {}
+        if total > cutoff or query.compounds:
+            wanted = list(dict.fromkeys([*terms, *query.compounds]))
+            marks = ",".join("?" * len(wanted))
+            df = dict(conn.execute(f"SELECT term, doc FROM lexical_vocab WHERE term IN "
+                                   f"({marks})", wanted).fetchall())
+        names = [t for t in query.compounds if 0 < df.get(t, 0) <= cutoff]
+        parts = [f"{{name qualname}} : ({fts_match_expression(names)})" if names else ""]
+        if total > cutoff and terms:
+            rare = [t for t in terms if df.get(t, 0) <= cutoff]  # unknown terms stay
+            parts.append(fts_match_expression(rare) if rare
+                         else f"({fts_match_expression(terms, 'AND')})")
+        elif terms:
+            parts.append(fts_match_expression(terms))
+        if query.phrase and any(parts):
+            parts.append(fts_match_expression([query.phrase]))  # quoted: an FTS5 phrase
+        return " OR ".join(p for p in parts if p)
 
     def vectors(self, embedder: str,
                 load: Callable[[int, Iterable[tuple[int, bytes]]], _Loaded]

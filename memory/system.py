@@ -22,7 +22,7 @@ from typing import Any
 
 from .dense import DenseStage
 from .embedding import HashingEmbedder, as_matrix
-from .lexical import query_tokens
+from .lexical import lexical_query
 from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
@@ -328,7 +328,7 @@ class MemorySystem:
             raise ValueError(f"limit must be an int >= 1, got {limit!r}")
         text = self._search_text(context)
         pool = max(50, 3 * wanted)
-        lexical = self._store.lexical(query_tokens(text), pool, filters)
+        lexical = self._store.lexical(lexical_query(text), pool, filters)
         rankings = [lexical]
         dense: list[int] = []
         if self._dense_ranks():

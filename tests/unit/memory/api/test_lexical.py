@@ -5,12 +5,16 @@ from __future__ import annotations
 from codemem.memory.lexical import (
     COLUMN_WEIGHTS,
     COLUMNS,
+    MAX_PHRASE_TOKENS,
     analyzed,
+    compound_tokens,
     document_fields,
+    lexical_query,
     outline,
     query_tokens,
     tokens,
 )
+from codemem.memory.store import MemoryStore, NewRow, canonical_json, content_hash
 
 
 def test_identifiers_add_their_parts_and_everything_is_stemmed():
@@ -59,3 +63,39 @@ def test_other_memories_index_their_text_and_all_metadata():
     assert fields[:3] == ("", "", "") and fields[4] == ""
     assert fields[3] == analyzed("Returns are accepted for 30 days")
     assert fields[5] == "categori return"
+
+
+def test_compound_tokens_join_query_words_as_a_name_would():
+    compounds = compound_tokens("Names of all active fixtures")
+    assert tokens("fixturenames") == ["fixturenam"] and "fixturenam" in compounds
+    assert tokens("activefixtures")[0] in compounds
+    assert "recursionindex" in compound_tokens("the index where recursion starts")
+    assert not set(compounds) & set(query_tokens("Names of all active fixtures"))
+    assert compound_tokens("the") == []
+
+
+def test_lexical_query_has_a_phrase_only_for_two_to_max_tokens():
+    query = lexical_query("Parse the HTTP headers")
+    assert query.terms == ("pars", "http", "header") and query.phrase == "pars http header"
+    assert lexical_query("headers").phrase == ""
+    assert lexical_query(" ".join(["word"] * (MAX_PHRASE_TOKENS + 1))).phrase == ""
+
+
+def test_store_matches_compounds_in_names_and_ranks_a_verbatim_phrase_first(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+
+    def code(name, body):
+        meta = canonical_json({"type": "code_entity", "kind": "function", "name": name,
+                               "qualified_name": name, "path": "m.py"})
+        text = f"def {name}():\n    {body}"
+        return NewRow(name, text, meta, content_hash(text, meta))
+    store.insert_many([
+        code("fixturenames", "return self._names"),
+        code("other", "x = fixturenames  # mentioned in a body only"),
+        code("shuffled", "# headers are parsed from the raw HTTP reply"),
+        code("verbatim", "# parse the HTTP headers of a reply"),
+    ], None)
+    found = store.lexical(lexical_query("names of fixtures"), 10)
+    assert found == [1]  # the compound counts in names, not in the body that mentions it
+    assert store.lexical(lexical_query("Parse the HTTP headers"), 10)[0] == 4
+    store.close()

@@ -229,12 +229,12 @@ def test_common_terms_are_pruned_or_anded(tmp_path):
     store = MemoryStore(str(tmp_path / "m.db"))
     meta = canonical_json(None)
     texts = [f"common word filler{i}" + (" rare" if i % 500 == 0 else "")
-             + (" extra" if i % 2 == 0 else "") for i in range(2500)]
+             + (" extra" if i % 5 else "") for i in range(5000)]
     store.insert_many([NewRow(f"id{i}", t, meta, content_hash(t, meta))
                        for i, t in enumerate(texts)], None)
-    rare_rows = {i + 1 for i in range(0, 2500, 500)}
+    rare_rows = {i + 1 for i in range(0, 5000, 500)}
     assert set(store.lexical(["common", "rare"], 100)) == rare_rows
-    both = store.lexical(["common", "extra"], 3000)  # both common: AND
-    assert len(both) == 1250
+    both = store.lexical(["common", "extra"], 5000)  # both common: AND
+    assert len(both) == 4000
     assert store.lexical(["filler7"], 10) == [8]
     store.close()

@@ -191,7 +191,7 @@ def test_a_class_is_not_matched_through_its_methods_bodies(tmp_path, pool):
     system.index_repository(str(repo))
     names = [c.metadata["qualified_name"] for c in system.candidates("compare payload digests")]
     assert names == ["Parser.verify"]
-    assert [c.metadata["qualified_name"] for c in system.candidates("parser frames")][0] \
+    assert [c.metadata["qualified_name"] for c in system.candidates("reads frames")][0] \
         == "Parser"
     system.close()
 
