@@ -6,7 +6,10 @@ Why pre-tokenised in Python rather than an FTS5 tokenizer: SQLite's tokenizers k
 sides go through one function, ``tokens``: words are lower-cased, compound identifiers add
 their parts (``getUserName`` -> ``getusername get user name``; ``parse_args`` keeps the whole
 word plus ``pars arg``), every token is stemmed (Snowball English, via PyStemmer), and English
-stopwords are dropped. The FTS5 table then only splits on spaces.
+stopwords are dropped. Runs of operator characters (``>=``, ``//``, ``**=``) are tokens too:
+"Same as a >= b" must not match ``a // b`` (measured: R@10 with docstrings kept 0.980 -> 0.993
+on the standard library, 0.547 -> 0.560 stripped; the index grows under 1 %). The FTS5 table
+then only splits on spaces.
 
 Fields (one FTS5 column each, weighted in ``COLUMN_WEIGHTS``): the entity's name, its qualified
 name and path, its signature, its body, the names it calls, and other metadata. A class entity's
@@ -59,7 +62,8 @@ STOPWORDS = frozenset(
     "which while who whom why will with would you your yours".split()
 )
 
-_WORD = re.compile(r"\w+")
+#: Words, and runs of operator characters (the FTS5 table keeps these characters in tokens).
+_WORD = re.compile(r"\w+|[-+*/%@&|^~<>=!]+")
 _MAX_WORD = 64
 
 

@@ -22,6 +22,7 @@ def test_identifiers_add_their_parts_and_everything_is_stemmed():
     assert tokens("parse_args") == ["parse_arg", "pars", "arg"]
     assert tokens("HTTPServer2") == ["httpserver2", "http", "server", "2"]
     assert tokens("Returns the running processes") == ["return", "run", "process"]
+    assert tokens("Same as a >= b, not a // b") == [">=", "b", "//", "b"]  # operators count
 
 
 def test_query_tokens_are_distinct_and_bounded():
