@@ -15,6 +15,8 @@ Systems, in one run over the same entities (the project's extracted functions, m
 classes, text = source):
 
 - ``bm25s``: plain bm25s (English stopwords, Snowball stemmer) over the entity texts;
+- ``bm25s+analysis``: bm25s over the project's own analysis (``memory/lexical.py`` tokens, each
+  field repeated by its column weight), to compare the ranking engines on equal tokens;
 - ``bm25s+minilm``: bm25s and all-MiniLM-L6-v2 cosine, top 100 each, reciprocal-rank fusion;
 - ``project``: ``CodeMemorySystem`` with its offline defaults, ``candidates(query)``;
 - ``project+dumb``: the same with the Cat's default DumbEmbedder (re-implemented);
@@ -41,13 +43,15 @@ from typing import Any
 import numpy as np
 
 from ..memory.codebase import CodeMemorySystem
+from ..memory.lexical import COLUMN_WEIGHTS, document_fields, lexical_query
 from ..memory.retrieval import reciprocal_rank_fusion
 from .retrieval_corpus import Corpus, Query, prepare
 from .retrieval_embedders import DumbEmbedder, MiniLMEmbedder
 
 POOL = 20
 WIDE = 100
-ALL_SYSTEMS = ("bm25s", "bm25s+minilm", "project", "project+dumb", "project+minilm")
+ALL_SYSTEMS = ("bm25s", "bm25s+analysis", "bm25s+minilm", "project", "project+dumb",
+               "project+minilm")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -80,6 +84,7 @@ class Entities:
 
     ids: list[str]
     texts: list[str]
+    metadata: list[dict[str, Any]]
     targets: list[str | None]  # memory id of each query's answer
 
 
@@ -107,6 +112,7 @@ def _entities(system: CodeMemorySystem, queries: Sequence[Query]) -> Entities:
     by_line = {(m["metadata"]["path"], m["metadata"]["start_line"]): m["id"] for m in rows
                if m["metadata"]["kind"] != "class"}  # (async_)function/method, nested_...
     return Entities([m["id"] for m in rows], [m["text"] for m in rows],
+                    [m["metadata"] for m in rows],
                     [by_line.get((q.path, q.start_line)) for q in queries])
 
 
@@ -122,27 +128,41 @@ def _run_project(name: str, system: CodeMemorySystem, index_s: float,
 
 
 class Bm25s:
-    """Plain bm25s over the entity texts (its own tokenizer: English stopwords, stemmer)."""
+    """Plain bm25s over the entity texts (its own tokenizer: English stopwords, stemmer), or,
+    with ``analysis=True``, over the project's analysis of the same entities."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, ents: Entities, analysis: bool = False) -> None:
         import bm25s
         import Stemmer
 
-        self._bm25s = bm25s
+        self._bm25s, self._analysis = bm25s, analysis
         self._stemmer = Stemmer.Stemmer("english")
         start = time.perf_counter()
-        corpus = bm25s.tokenize(list(texts), stopwords="en", stemmer=self._stemmer,
-                                show_progress=False)
+        corpus: Any = ([_weighted_tokens(t, m) for t, m in zip(ents.texts, ents.metadata,
+                                                              strict=True)]
+                       if analysis else
+                       bm25s.tokenize(list(ents.texts), stopwords="en", stemmer=self._stemmer,
+                                      show_progress=False))
         self.retriever = bm25s.BM25()
         self.retriever.index(corpus, show_progress=False)
         self.index_s = time.perf_counter() - start
-        self.size = len(texts)
+        self.size = len(ents.texts)
 
     def top(self, query: str, k: int) -> list[int]:
-        tokens = self._bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer,
-                                      show_progress=False)
+        tokens: Any = ([list(lexical_query(query).terms)] if self._analysis else
+                       self._bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer,
+                                            show_progress=False))
+        if self._analysis and not tokens[0]:
+            return []
         docs, _ = self.retriever.retrieve(tokens, k=min(k, self.size), show_progress=False)
         return [int(d) for d in docs[0]]
+
+
+def _weighted_tokens(text: str, metadata: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for column, weight in zip(document_fields(text, metadata), COLUMN_WEIGHTS, strict=True):
+        out.extend(column.split() * max(1, round(weight)))
+    return out or ["-"]
 
 
 def _run_baseline(name: str, ents: Entities, queries: Sequence[Query],
@@ -191,9 +211,13 @@ def run_copy(corpus: Corpus, mode: str, systems: Sequence[str], work: Path,
     ents = _entities(base, corpus.queries)
     results = [_run_project("project", base, index_s, corpus.queries, ents)]
     base.close()
-    bm25 = Bm25s(ents.texts)
+    bm25 = Bm25s(ents)
     results.append(_run_baseline("bm25s", ents, corpus.queries,
                                  lambda text: bm25.top(text, WIDE), bm25.index_s))
+    if "bm25s+analysis" in systems:
+        ours = Bm25s(ents, analysis=True)
+        results.append(_run_baseline("bm25s+analysis", ents, corpus.queries,
+                                     lambda text: ours.top(text, WIDE), ours.index_s))
     extra: dict[str, Any] = {"project+dumb": DumbEmbedder()}
     if minilm is not None:
         results.append(_hybrid(bm25, minilm, ents, corpus.queries))
