@@ -21,6 +21,8 @@ from pathlib import Path
 
 #: Folders left out of a corpus: test suites (not library code) and installed packages.
 SKIPPED_PARTS = frozenset({"site-packages", "__pycache__", "test", "tests", "idle_test"})
+#: ``stdlib-all`` keeps the test suites: the size of issue 16's repository (for latency).
+_SKIPPED_ALL = frozenset({"site-packages", "__pycache__"})
 MAX_FILE_BYTES = 1 << 20
 MIN_QUERY_WORDS = 4
 MAX_QUERY_WORDS = 40
@@ -50,19 +52,20 @@ class Corpus:
 
 
 def corpus_source(name: str) -> Path:
-    """The folder of a named corpus: ``library`` (the installed ``_pytest``) or ``stdlib``."""
-    if name == "stdlib":
+    """The folder of a named corpus: ``library`` (the installed ``_pytest``), ``stdlib`` or
+    ``stdlib-all`` (with its test suites)."""
+    if name in ("stdlib", "stdlib-all"):
         return Path(sysconfig.get_paths()["stdlib"])
     if name == "library":
         import _pytest
 
         return Path(_pytest.__file__).parent
-    raise ValueError(f"unknown corpus {name!r}; use 'library' or 'stdlib'")
+    raise ValueError(f"unknown corpus {name!r}; use 'library', 'stdlib' or 'stdlib-all'")
 
 
-def _source_files(root: Path) -> list[Path]:
+def _source_files(root: Path, skipped: frozenset[str]) -> list[Path]:
     return sorted(p for p in root.rglob("*.py")
-                  if not SKIPPED_PARTS.intersection(p.relative_to(root).parts)
+                  if not skipped.intersection(p.relative_to(root).parts)
                   and p.is_file() and p.stat().st_size <= MAX_FILE_BYTES)
 
 
@@ -147,7 +150,7 @@ def prepare(name: str, work_dir: Path, count: int, seed: int = 12) -> Corpus:
         shutil.rmtree(folder, ignore_errors=True)
     candidates: list[Query] = []
     files = lines = 0
-    for path in _source_files(source):
+    for path in _source_files(source, _SKIPPED_ALL if name == "stdlib-all" else SKIPPED_PARTS):
         rel = path.relative_to(source).as_posix()
         try:
             text = path.read_text(encoding="utf-8", errors="strict")

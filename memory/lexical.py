@@ -182,6 +182,17 @@ def lexical_query(text: str) -> LexicalQuery:
     return LexicalQuery(tuple(query_tokens(text)), tuple(compound_tokens(text)), phrase)
 
 
+def with_container_prior(scored: Sequence[tuple[int, float]],
+                         kinds: Mapping[int, Any]) -> list[int]:
+    """Ids of ``(id, bm25)`` pairs re-ranked with containers' scores times ``CONTAINER_PRIOR``.
+
+    bm25 here is SQLite's: negative, lower is better, so the product lowers a container.
+    """
+    def adjusted(item: tuple[int, float]) -> float:
+        return item[1] * (CONTAINER_PRIOR if kinds.get(item[0]) in CONTAINER_KINDS else 1.0)
+    return [seq for seq, _ in sorted(scored, key=adjusted)]
+
+
 def outline(text: str) -> str:
     """A container's text without its members' bodies: the lines indented no deeper than the
     container's own body (signature lines of members stay, their bodies go)."""

@@ -27,26 +27,14 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import StoreError
-from .lexical import (
-    COLUMN_WEIGHTS,
-    COLUMNS,
-    CONTAINER_KINDS,
-    CONTAINER_PRIOR,
-    LEXICAL_VERSION,
-    LexicalQuery,
-    document_fields,
-)
-from .retrieval import compile_filter, fts_match_expression
+from .lexical import LexicalQuery
+from .retrieval import compile_filter
+from .store_lexical import index_row, meta_value, rebuild_batch, search, start_rebuild
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
 from .store_support import canonical_json, content_hash, journal_mode_for, utc_now
 
 __all__ = ["MemoryRecord", "MemoryStore", "Mutation", "NewRow", "StoreClosed", "canonical_json",
            "content_hash", "journal_mode_for", "utc_now"]
-
-#: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
-COMMON_FRACTION = 0.15
-COMMON_MIN = 3000
-
 
 _Loaded = TypeVar("_Loaded")
 
@@ -114,24 +102,6 @@ def _record(row: Sequence[Any]) -> MemoryRecord:
     return MemoryRecord(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
 
 
-_FTS_INSERT = (f"INSERT INTO lexical_fts (rowid, {', '.join(COLUMNS)}) "
-               f"VALUES (?{', ?' * len(COLUMNS)})")
-_BM25 = f"bm25(lexical_fts, {', '.join(str(w) for w in COLUMN_WEIGHTS)})"
-#: bm25 is negative (lower is better): multiplying a container's score by the prior lowers it.
-_RANK = (f"{_BM25} * (CASE WHEN json_extract(m.metadata, '$.kind') IN "
-         f"({', '.join(repr(k) for k in sorted(CONTAINER_KINDS))}) "
-         f"THEN {CONTAINER_PRIOR} ELSE 1.0 END)")
-#: Rows analysed per transaction when the lexical index is (re)built after an upgrade.
-LEXICAL_BATCH = 500
-
-
-def _index_lexical(conn: sqlite3.Connection, seq: int, text: str, metadata_json: str) -> None:
-    conn.execute(_FTS_INSERT, (seq, *document_fields(text, json.loads(metadata_json))))
-
-
-def _meta_value(conn: sqlite3.Connection, key: str) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-    return None if row is None else str(row[0])
 
 
 class MemoryStore:
@@ -244,7 +214,7 @@ class MemoryStore:
 
     def meta_value(self, key: str) -> str | None:
         """A value of the store's small key/value table (None if unset)."""
-        return self._read(lambda c: _meta_value(c, key))
+        return self._read(lambda c: meta_value(c, key))
 
     def set_meta_value(self, key: str, value: str) -> None:
         self._write(lambda c: c.execute(
@@ -277,7 +247,7 @@ class MemoryStore:
                     (row.id, row.text, row.metadata_json, row.content_hash, now, now,
                      row.embedding, embedder if row.embedding is not None else None))
                 seq = cur.lastrowid
-                _index_lexical(conn, seq, row.text, row.metadata_json)
+                index_row(conn, seq, row.text, row.metadata_json)
                 self._log(conn, row.id, "add", None, None, row.text, row.metadata_json, now)
                 out.append((row.id, seq, True))
             return Mutation(out, before, after)
@@ -328,7 +298,7 @@ class MemoryStore:
                 conn.execute("UPDATE memories SET embedding=?, embedder=? WHERE seq=?",
                              (embedding, embedder if embedding is not None else None, old.seq))
             conn.execute("DELETE FROM lexical_fts WHERE rowid=?", (old.seq,))
-            _index_lexical(conn, old.seq, new_text, new_meta)
+            index_row(conn, old.seq, new_text, new_meta)
             self._drop_cache_for(conn, old.content_hash)
             self._log(conn, memory_id, "update", old.text, old_meta, new_text, new_meta, now)
             new = MemoryRecord(old.seq, old.id, new_text, json.loads(new_meta), new_hash,
@@ -407,91 +377,19 @@ class MemoryStore:
 
     # -- candidate stages ----------------------------------------------------------------------
     def _ensure_lexical(self) -> None:
-        """Build the lexical index after an upgrade or a change of ``LEXICAL_VERSION``.
-
-        Resumable and safe with other writers: each batch indexes rows the index lacks, so a
-        process killed half-way (or a second process opening the file) just carries on.
-        """
-        building = "building:" + LEXICAL_VERSION
-
-        def start(conn: sqlite3.Connection) -> bool:
-            state = _meta_value(conn, "lexical_version")
-            if state == LEXICAL_VERSION:
-                return False
-            if state != building:
-                conn.execute("DELETE FROM lexical_fts")
-                conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
-                             "('lexical_version', ?)", (building,))
-            return True
-
-        def batch(after: int) -> int:
-            def run(conn: sqlite3.Connection) -> int:
-                rows = conn.execute(
-                    "SELECT seq, text, metadata FROM memories WHERE seq > ? AND seq NOT IN "
-                    "(SELECT rowid FROM lexical_fts) ORDER BY seq LIMIT ?",
-                    (after, LEXICAL_BATCH)).fetchall()
-                for seq, text, meta in rows:
-                    _index_lexical(conn, seq, text, meta)
-                return rows[-1][0] if rows else -1
-            return int(self._write(run))
-
-        if not self._write(start):
+        """Build the lexical index after an upgrade or a change of its analysis, in resumable
+        batches (``store_lexical``); other writers may interleave."""
+        if not self._write(start_rebuild):
             return
         after = 0
         while after >= 0:
-            after = batch(after)
-        self._write(lambda c: c.execute("UPDATE meta SET value=? WHERE key='lexical_version'",
-                                        (LEXICAL_VERSION,)))
+            after = int(self._write(lambda c, start=after: rebuild_batch(c, start)))
 
     def lexical(self, query: LexicalQuery | Sequence[str], limit: int,
                 filters: Mapping[str, Any] | None = None) -> list[int]:
-        """Seqs of the best bm25 matches for ``query`` (``lexical.lexical_query``, or plain
-        analysed tokens); hits in names weigh most (``lexical.COLUMN_WEIGHTS``), containers
-        are lowered by ``lexical.CONTAINER_PRIOR``.
-
-        bm25 ranks every row that matches, so a term found in most rows makes a query cost
-        O(N). Terms in more than ``COMMON_FRACTION`` of the rows (and over ``COMMON_MIN`` rows)
-        are left out of the OR; if only such terms remain, they are ANDed instead, which
-        matches few rows. This keeps lexical latency flat as the store grows. Compound tokens
-        join (in names only) if the index holds them; the phrase always joins.
-        """
-        if not isinstance(query, LexicalQuery):
-            query = LexicalQuery(tuple(query))
-        if not (query.terms or query.compounds) or limit <= 0:
-            return []
-        where, params = compile_filter(filters, "m.metadata")
-        sql = ("SELECT f.rowid FROM lexical_fts f JOIN memories m ON m.seq = f.rowid "
-               f"WHERE lexical_fts MATCH ? AND {where} ORDER BY {_RANK} LIMIT ?")
-
-        def run(conn: sqlite3.Connection) -> list[int]:
-            expression = self._match_expression(conn, query)
-            if not expression:
-                return []
-            return [r[0] for r in conn.execute(sql, [expression, *params, limit]).fetchall()]
-        return self._read(run)
-
-    @staticmethod
-    def _match_expression(conn: sqlite3.Connection, query: LexicalQuery) -> str:
-        # max(seq) is O(1) and close to the row count (it over-counts only after deletions).
-        total = conn.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
-        cutoff = max(COMMON_MIN, int(total * COMMON_FRACTION))
-        terms, df = list(query.terms), {}
-        if total > cutoff or query.compounds:
-            wanted = list(dict.fromkeys([*terms, *query.compounds]))
-            marks = ",".join("?" * len(wanted))
-            df = dict(conn.execute(f"SELECT term, doc FROM lexical_vocab WHERE term IN "
-                                   f"({marks})", wanted).fetchall())
-        names = [t for t in query.compounds if 0 < df.get(t, 0) <= cutoff]
-        parts = [f"{{name qualname}} : ({fts_match_expression(names)})" if names else ""]
-        if total > cutoff and terms:
-            rare = [t for t in terms if df.get(t, 0) <= cutoff]  # unknown terms stay
-            parts.append(fts_match_expression(rare) if rare
-                         else f"({fts_match_expression(terms, 'AND')})")
-        elif terms:
-            parts.append(fts_match_expression(terms))
-        if query.phrase and any(parts):
-            parts.append(fts_match_expression([query.phrase]))  # quoted: an FTS5 phrase
-        return " OR ".join(p for p in parts if p)
+        """Seqs of the best matches for ``query`` (``lexical.lexical_query``, or analysed
+        tokens), restricted by ``filters``; see ``store_lexical.search``."""
+        return self._read(lambda c: search(c, query, limit, filters))
 
     def vectors(self, embedder: str,
                 load: Callable[[int, Iterable[tuple[int, bytes]]], _Loaded]

@@ -13,6 +13,7 @@ from codemem.memory.lexical import (
     outline,
     query_tokens,
     tokens,
+    with_container_prior,
 )
 from codemem.memory.store import MemoryStore, NewRow, canonical_json, content_hash
 
@@ -100,3 +101,9 @@ def test_store_matches_compounds_in_names_and_ranks_a_verbatim_phrase_first(tmp_
     assert found == [1]  # the compound counts in names, not in the body that mentions it
     assert store.lexical(lexical_query("Parse the HTTP headers"), 10)[0] == 4
     store.close()
+
+
+def test_the_container_prior_lowers_classes_only():
+    scored = [(1, -10.0), (2, -9.0), (3, -8.5)]  # SQLite bm25: lower is better
+    assert with_container_prior(scored, {1: "class", 2: "method", 3: "function"}) == [2, 3, 1]
+    assert with_container_prior(scored, {}) == [1, 2, 3]
