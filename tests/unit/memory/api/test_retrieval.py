@@ -13,7 +13,6 @@ from codemem.memory.embedding import HashingEmbedder, VectorIndex
 from codemem.memory.retrieval import (
     compile_filter,
     fts_match_expression,
-    query_terms,
     reciprocal_rank_fusion,
     split_identifier,
 )
@@ -26,12 +25,6 @@ def test_split_identifier():
     assert split_identifier("get_user_name") == ["get", "user", "name"]
     assert split_identifier("HTTPServer2") == ["http", "server", "2"]
     assert split_identifier("plain") == ["plain"]
-
-
-def test_query_terms_drop_stopwords_and_dedupe():
-    assert query_terms("How does the getUser function get the user?") == [
-        "getuser", "get", "user", "function"]
-    assert len(query_terms(" ".join(f"w{i}" for i in range(100)), limit=32)) == 32
 
 
 def test_fts_expression_quotes_terms():
