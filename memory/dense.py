@@ -13,6 +13,7 @@ neither stored nor loaded), ``"always"`` / ``"never"`` force it.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from .embedder_check import Verdict, judge
 from .embedding import VectorIndex, as_matrix, embedder_key
+from .errors import CodeMemoryError
 from .store import MemoryStore, Mutation
 
 _REEMBED_CHUNK = 512
@@ -27,6 +29,12 @@ _REEMBED_CHUNK = 512
 WIDEN = 20
 #: Values of ``ranking``: probe the embedder, or force the dense ranking on or off.
 DENSE_RANKING_MODES = ("auto", "always", "never")
+#: Seconds before an embedder whose probe could not run (it raised) is probed again.
+PROBE_RETRY_S = 600.0
+
+
+class EmbedderFailed(CodeMemoryError):
+    """The embedder raised (or returned garbage) while embedding a query."""
 
 
 class DenseStage:
@@ -44,32 +52,53 @@ class DenseStage:
         self._generation = -1
         self._space: tuple[str, int] | None = None
         self._verdict: Verdict | None = None
+        self._verdict_at = 0.0
 
     def verdict(self) -> Verdict:
-        """Whether the dense ranking is used, and why (probing the embedder at most once)."""
+        """Whether the dense ranking is used, and why (probing the embedder once; again after
+        ``PROBE_RETRY_S`` if the probe could not run)."""
         with self._lock:
-            if self._verdict is None:
+            stale = (self._verdict is not None and not self._verdict.final
+                     and time.monotonic() - self._verdict_at > PROBE_RETRY_S)
+            if self._verdict is None or stale:
+                self._verdict_at = time.monotonic()
                 if self._ranking != "auto":
                     self._verdict = Verdict(self._ranking == "always",
                                             f"dense_ranking={self._ranking!r}")
                 else:
-                    key = "embedder_verdict:" + self.space()[0]
-                    self._verdict = judge(self._embedder, lambda: self._store.meta_value(key),
-                                          lambda text: self._store.set_meta_value(key, text))
+                    self._verdict = self._judged()
             return self._verdict
+
+    def _judged(self) -> Verdict:
+        try:
+            key = "embedder_verdict:" + self.space()[0]
+        except EmbedderFailed as err:
+            return Verdict(False, str(err), final=False)
+        return judge(self._embedder, lambda: self._store.meta_value(key),
+                     lambda text: self._store.set_meta_value(key, text))
 
     def ranks(self) -> bool:
         """True when the dense ranking takes part in candidate selection."""
         return self.verdict().useful
 
     def space(self) -> tuple[str, int]:
-        """``(embedder key, dimension)``; the dimension is probed once if not declared."""
+        """``(embedder key, dimension)``; the dimension is probed once if not declared.
+
+        ``EmbedderFailed`` if that probe fails (the embedder is down or answers garbage).
+        """
         if self._space is None:
             dimension = getattr(self._embedder, "dimension", None)
             if not isinstance(dimension, int):
-                dimension = int(as_matrix(self._embedder.embed_query("dimension probe")).shape[1])
+                dimension = self._query_vector("dimension probe", None).shape[0]
             self._space = (embedder_key(self._embedder, dimension), dimension)
         return self._space
+
+    def _query_vector(self, text: str, dimension: int | None) -> np.ndarray:
+        try:
+            return as_matrix(self._embedder.embed_query(text), dimension)[0]
+        except Exception as err:  # noqa: BLE001 - foreign code: a server down, a bad reply
+            raise EmbedderFailed(f"the embedder failed on a query "
+                                 f"({type(err).__name__}: {err})") from err
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -103,7 +132,7 @@ class DenseStage:
         With filters, the nearest ``WIDEN * k`` are filtered first (cheap); only when too few
         of them pass is the filter evaluated over the whole table.
         """
-        vector = as_matrix(self._embedder.embed_query(query), self.space()[1])[0]
+        vector = self._query_vector(query, self.space()[1])
         with self._lock:
             index = self._current()
             wide = index.search(vector, k * WIDEN if filters else k)

@@ -62,10 +62,15 @@ PASS_MARK = 6
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether the dense ranking is used, and why (shown by ``get_stats``)."""
+    """Whether the dense ranking is used, and why (shown by ``get_stats``).
+
+    ``final`` is False when the probe could not run (the embedder raised: a server down, a
+    quota): such a verdict is not remembered, so the embedder is probed again later.
+    """
 
     useful: bool
     reason: str
+    final: bool = True
 
     def as_text(self) -> str:
         return f"{'on' if self.useful else 'off'}: {self.reason}"
@@ -110,7 +115,8 @@ def probe(embedder: Any) -> Verdict:
             raise ValueError(f"documents {docs.shape} and queries {queries.shape} disagree")
     except Exception as err:  # noqa: BLE001 - any failure of a foreign embedder means "not useful"
         log.warning("embedder probe failed: %s", err)
-        return Verdict(False, f"the embedder failed the probe ({type(err).__name__}: {err})")
+        return Verdict(False, f"the embedder failed the probe ({type(err).__name__}: {err})",
+                       final=False)
     similarity = queries @ docs.T
     if float(np.ptp(similarity)) < 1e-6:
         return Verdict(False, "the embedder gives every probe text the same similarity")
@@ -122,7 +128,8 @@ def probe(embedder: Any) -> Verdict:
 
 def judge(embedder: Any, cached: Callable[[], str | None],
           remember: Callable[[str], None]) -> Verdict:
-    """The verdict for ``embedder``: known weak class, else a remembered or fresh probe."""
+    """The verdict for ``embedder``: known weak class, else a remembered or fresh probe (a
+    probe that could not run is not remembered)."""
     reason = known_weak(embedder)
     if reason:
         return Verdict(False, reason)
@@ -130,5 +137,6 @@ def judge(embedder: Any, cached: Callable[[], str | None],
     verdict = Verdict.from_text(previous) if previous else None
     if verdict is None:
         verdict = probe(embedder)
-        remember(verdict.as_text())
+        if verdict.final:
+            remember(verdict.as_text())
     return verdict

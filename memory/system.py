@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import hashlib
 import inspect
+import logging
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -20,13 +21,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .dense import DenseStage
+from .dense import DenseStage, EmbedderFailed
 from .embedding import HashingEmbedder, as_matrix
 from .lexical import lexical_query
 from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
 from .system_config import RetrievalConfig, _check_text, parse_items
+
+log = logging.getLogger(__name__)
 
 QUERY_PROMPT_TEMPLATE = """Use the memories below where they help with the task.
 
@@ -332,8 +335,11 @@ class MemorySystem:
         rankings = [lexical]
         dense: list[int] = []
         if self._dense_ranks():
-            dense = self._dense.search(text, pool, filters)
-            rankings.append(dense)
+            try:
+                dense = self._dense.search(text, pool, filters)
+                rankings.append(dense)
+            except EmbedderFailed as err:  # lexical candidates still answer
+                log.warning("dense stage skipped for this query: %s", err)
         fused = reciprocal_rank_fusion(rankings)[:wanted]
         by_seq = self._store.get_by_seq(fused)
         lex_rank = {seq: i for i, seq in enumerate(lexical, start=1)}
@@ -450,10 +456,16 @@ class MemorySystem:
                             "misses": counts["cache_misses"], "hit_rate": hit_rate,
                             "enabled": cfg["enable_caching"]},
             "db_path": self.db_path, "journal_mode": self._store.journal_mode,
-            "embedder": self._dense.space()[0] if self._use_dense else None,
+            "embedder": self._embedder_name() if self._use_dense else None,
             "dense_ranking": (self._dense.verdict().as_text() if self._use_dense
                               else "off: use_dense=False"),
         }
+
+    def _embedder_name(self) -> str:
+        try:
+            return self._dense.space()[0]
+        except EmbedderFailed as err:
+            return f"unavailable: {err}"
 
     def close(self) -> None:
         """Close the database; idempotent. Later calls raise ``StoreClosed`` (a StoreError)."""

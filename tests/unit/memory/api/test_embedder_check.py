@@ -144,3 +144,53 @@ def test_dense_ranking_can_be_forced(tmp_path):
         assert system.get_stats()["dense_ranking"] == "on: dense_ranking='always'"
     with pytest.raises(ValueError, match="dense_ranking"):
         make_system(tmp_path / "c", async_llm(), dense_ranking="sometimes")
+
+
+class FlakyEmbedder(TopicEmbedder):
+    """A real-looking embedder whose server can go down."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+
+    def embed_documents(self, texts):
+        if self.down:
+            raise ConnectionError("server down")
+        return super().embed_documents(texts)
+
+    def embed_query(self, text):
+        if self.down:
+            raise ConnectionError("server down")
+        return super().embed_query(text)
+
+
+def test_a_probe_that_could_not_run_is_retried_not_remembered(tmp_path, monkeypatch):
+    from codemem.memory import dense
+
+    embedder = FlakyEmbedder()
+    embedder.dimension = len(TOPICS)
+    embedder.down = True
+    with make_system(tmp_path, async_llm(), embedder=embedder) as system:
+        assert system.get_stats()["dense_ranking"].startswith("off: the embedder failed the probe")
+        assert system._store.meta_value(f"embedder_verdict:topics:{len(TOPICS)}") is None
+        embedder.down = False
+        monkeypatch.setattr(dense, "PROBE_RETRY_S", 0.0)
+        assert system.get_stats()["dense_ranking"].startswith("on: probe matched")
+    undeclared = FlakyEmbedder()  # no dimension: even measuring it fails while it is down
+    undeclared.down = True
+    with make_system(tmp_path / "b", async_llm(), embedder=undeclared) as system:
+        system.add_memory("def save(path): ...")
+        assert system.get_stats()["dense_ranking"].startswith(
+            "off: the embedder failed on a query (ConnectionError")
+        assert [c.text for c in system.candidates("save")] == ["def save(path): ..."]
+
+
+def test_an_embedder_failing_at_query_time_leaves_the_lexical_candidates(tmp_path):
+    embedder = FlakyEmbedder()
+    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder) as system:
+        system.add_memories(["def mean(values): ...", "def save(path): ..."])
+        assert system.get_stats()["dense_ranking"].startswith("on:")
+        embedder.down = True
+        assert [c.text for c in system.candidates("save the path")] == ["def save(path): ..."]
+        found = asyncio.run(system.retrieve_relevant_memories("save the path"))
+        assert [m.text for m in found] == ["def save(path): ..."]
