@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -71,9 +72,20 @@ class _Stemmer(Protocol):
     def stemWords(self, words: Sequence[str]) -> list[str]: ...  # noqa: N802 (library name)
 
 
-@lru_cache(maxsize=1)
+_PER_THREAD = threading.local()
+
+
 def _stemmer() -> _Stemmer:
-    """Snowball English: PyStemmer (C), else snowballstemmer (pure Python, same output)."""
+    """This thread's Snowball English stemmer (PyStemmer documents its stemmers as not
+    thread-safe, and hooks, tools and indexing run in different threads)."""
+    stemmer = getattr(_PER_THREAD, "stemmer", None)
+    if stemmer is None:
+        stemmer = _PER_THREAD.stemmer = _new_stemmer()
+    return stemmer  # type: ignore[no-any-return]
+
+
+def _new_stemmer() -> _Stemmer:
+    """PyStemmer (C), else snowballstemmer (pure Python, same output)."""
     try:
         import Stemmer
 

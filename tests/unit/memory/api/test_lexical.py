@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from codemem.memory.lexical import (
     COLUMN_WEIGHTS,
     COLUMNS,
@@ -107,3 +109,15 @@ def test_the_container_prior_lowers_classes_only():
     scored = [(1, -10.0), (2, -9.0), (3, -8.5)]  # SQLite bm25: lower is better
     assert with_container_prior(scored, {1: "class", 2: "method", 3: "function"}) == [2, 3, 1]
     assert with_container_prior(scored, {}) == [1, 2, 3]
+
+
+def test_without_a_stemmer_library_the_error_says_what_to_install(monkeypatch):
+    import sys
+
+    from codemem.memory import lexical
+    from codemem.memory.errors import BackendUnavailable
+
+    monkeypatch.setitem(sys.modules, "Stemmer", None)  # import fails
+    monkeypatch.setitem(sys.modules, "snowballstemmer", None)
+    with pytest.raises(BackendUnavailable, match="PyStemmer.*requirements.txt"):
+        lexical._new_stemmer()
