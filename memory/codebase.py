@@ -30,15 +30,17 @@ from .code_context import (
     describe,
     render_context,
     require_text,
+    search_text,
 )
 from .code_index import IndexProgress, IndexReport, MemoryOps, RepositoryIndexer
 from .code_manifest import CodeManifest
 from .code_sink import SinkSync, SyncResult
 from .code_walk import ExtractorFn, WalkerFn, default_extractor, default_walker, walk_single
 from .dependencies import DependencyFocus
+from .lexical import query_tokens
 from .recency import RecencyTracker
 from .store import MemoryRecord
-from .system import MemorySystem, ScoredMemory
+from .system import Candidate, MemorySystem, ScoredMemory
 from .vector_sink import VectorSink
 
 CODE_QUERY_TEMPLATE = """You are helping with a software repository.
@@ -343,12 +345,37 @@ class CodeMemorySystem(MemorySystem):
             blocks.append(f"{i}. {score}{describe(m.metadata)}\n{m.text}")
         return "\n\n".join(blocks)
 
+    def candidates(self, context: str | CodeContext | Request, limit: int | None = None,
+                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+        """As ``MemorySystem.candidates``; a ``CodeContext`` with a ``current_file`` also fills
+        free slots with entities related to that file (what it imports or calls, and callers
+        of it), so the dependency boost has something to raise."""
+        found = super().candidates(context, limit, filters)
+        cfg = self.config
+        room = (max(cfg.candidate_limit, cfg.max_memories) if limit is None else limit) - len(found)
+        ctx = context.context if isinstance(context, Request) else as_context(context)
+        if room <= 0 or not ctx.current_file or not self.enable_dependency_boost:
+            return found
+        focus = self._focus(ctx)
+        if focus is None or not focus.names():
+            return found
+        wanted = {"$and": [filters, {"type": CODE_ENTITY}]} if filters else {"type": CODE_ENTITY}
+        seqs = self._store.lexical(query_tokens(" ".join(focus.names()), 64), 4 * room, wanted)
+        taken = {c.record.seq for c in found}
+        records = self._store.get_by_seq([s for s in seqs if s not in taken])
+        related = [records[s] for s in seqs if s in records and focus.relation(records[s].metadata)]
+        return found + [Candidate(r, len(found) + i) for i, r in enumerate(related[:room], 1)]
+
     # -- MemorySystem hooks ----------------------------------------------------------------------
     def _render_context(self, context: Any) -> str:
         if isinstance(context, Request):
             hashes = self._file_hashes(context.context) if context.include_file_hashes else None
             return render_context(context.context, hashes)
         return render_context(as_context(context), None)
+
+    def _search_text(self, context: Any) -> str:
+        ctx = context.context if isinstance(context, Request) else as_context(context)
+        return search_text(ctx)
 
     def _render_candidate(self, record: MemoryRecord) -> str:
         text = record.text

@@ -2,44 +2,103 @@
 
 Why in memory: reading 100k vector blobs per query would cost far more than the search itself.
 The index follows the store's ``generation`` counter: our own writes patch it in place; a write
-from another connection or process (generation moved without us) makes it reload lazily.
+from another connection or process (generation moved without us) makes it reload lazily, in one
+pass into a preallocated matrix.
+
+Whether the dense ranking is used at all is decided once per vector space (``ranking``):
+``"auto"`` asks ``embedder_check.judge`` (weak embedders are left out, so their vectors are
+neither stored nor loaded), ``"always"`` / ``"never"`` force it.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from .embedder_check import Verdict, judge
 from .embedding import VectorIndex, as_matrix, embedder_key
+from .errors import CodeMemoryError
 from .store import MemoryStore, Mutation
 
 _REEMBED_CHUNK = 512
 #: how many more neighbours than wanted to fetch before applying a metadata filter
 WIDEN = 20
+#: Values of ``ranking``: probe the embedder, or force the dense ranking on or off.
+DENSE_RANKING_MODES = ("auto", "always", "never")
+#: Seconds before an embedder whose probe could not run (it raised) is probed again.
+PROBE_RETRY_S = 600.0
+
+
+class EmbedderFailed(CodeMemoryError):
+    """The embedder raised (or returned garbage) while embedding a query."""
 
 
 class DenseStage:
     """Embeds texts and answers top-k cosine queries over the store's vectors (thread-safe)."""
 
-    def __init__(self, store: MemoryStore, embedder: Any) -> None:
+    def __init__(self, store: MemoryStore, embedder: Any, ranking: str = "auto") -> None:
+        if ranking not in DENSE_RANKING_MODES:
+            raise ValueError(f"dense_ranking must be one of {DENSE_RANKING_MODES}, "
+                             f"got {ranking!r}")
         self._store = store
         self._embedder = embedder
+        self._ranking = ranking
         self._lock = threading.RLock()
         self._index: VectorIndex | None = None
         self._generation = -1
         self._space: tuple[str, int] | None = None
+        self._verdict: Verdict | None = None
+        self._verdict_at = 0.0
+
+    def verdict(self) -> Verdict:
+        """Whether the dense ranking is used, and why (probing the embedder once; again after
+        ``PROBE_RETRY_S`` if the probe could not run)."""
+        with self._lock:
+            stale = (self._verdict is not None and not self._verdict.final
+                     and time.monotonic() - self._verdict_at > PROBE_RETRY_S)
+            if self._verdict is None or stale:
+                self._verdict_at = time.monotonic()
+                if self._ranking != "auto":
+                    self._verdict = Verdict(self._ranking == "always",
+                                            f"dense_ranking={self._ranking!r}")
+                else:
+                    self._verdict = self._judged()
+            return self._verdict
+
+    def _judged(self) -> Verdict:
+        try:
+            key = "embedder_verdict:" + self.space()[0]
+        except EmbedderFailed as err:
+            return Verdict(False, str(err), final=False)
+        return judge(self._embedder, lambda: self._store.meta_value(key),
+                     lambda text: self._store.set_meta_value(key, text))
+
+    def ranks(self) -> bool:
+        """True when the dense ranking takes part in candidate selection."""
+        return self.verdict().useful
 
     def space(self) -> tuple[str, int]:
-        """``(embedder key, dimension)``; the dimension is probed once if not declared."""
+        """``(embedder key, dimension)``; the dimension is probed once if not declared.
+
+        ``EmbedderFailed`` if that probe fails (the embedder is down or answers garbage).
+        """
         if self._space is None:
             dimension = getattr(self._embedder, "dimension", None)
             if not isinstance(dimension, int):
-                dimension = int(as_matrix(self._embedder.embed_query("dimension probe")).shape[1])
+                dimension = self._query_vector("dimension probe", None).shape[0]
             self._space = (embedder_key(self._embedder, dimension), dimension)
         return self._space
+
+    def _query_vector(self, text: str, dimension: int | None) -> np.ndarray:
+        try:
+            return as_matrix(self._embedder.embed_query(text), dimension)[0]
+        except Exception as err:  # noqa: BLE001 - foreign code: a server down, a bad reply
+            raise EmbedderFailed(f"the embedder failed on a query "
+                                 f"({type(err).__name__}: {err})") from err
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -73,7 +132,7 @@ class DenseStage:
         With filters, the nearest ``WIDEN * k`` are filtered first (cheap); only when too few
         of them pass is the filter evaluated over the whole table.
         """
-        vector = as_matrix(self._embedder.embed_query(query), self.space()[1])[0]
+        vector = self._query_vector(query, self.space()[1])
         with self._lock:
             index = self._current()
             wide = index.search(vector, k * WIDEN if filters else k)
@@ -91,12 +150,8 @@ class DenseStage:
         if self._index is not None and self._store.generation() == self._generation:
             return self._index
         key, dimension = self.space()
-        generation, have, missing = self._store.vectors(key)
-        index = VectorIndex(dimension)
-        if have:
-            seqs = [seq for seq, _ in have]
-            matrix = np.frombuffer(b"".join(blob for _, blob in have), dtype=np.float32)
-            index.put(seqs, matrix.reshape(len(have), dimension))
+        generation, index, missing = self._store.vectors(
+            key, lambda capacity, rows: VectorIndex.load(dimension, capacity, rows))
         for start in range(0, len(missing), _REEMBED_CHUNK):
             chunk = missing[start:start + _REEMBED_CHUNK]
             vectors = self.embed_documents([text for _, text, _ in chunk])

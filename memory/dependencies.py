@@ -103,6 +103,12 @@ class DependencyFocus:
             return CALLS_IN
         return None
 
+    def names(self) -> list[str]:
+        """The names that find related entities in a lexical search: what the current file
+        calls and imports (last segments), and what it defines (callers mention those)."""
+        imported = {last_segment(i) for i in self.imports}
+        return sorted(n for n in self.called | imported | self.defined if n)
+
     def _imports_module(self, module: str, qualified: str) -> bool:
         full = f"{module}.{qualified}" if qualified else module
         for imp in self.imports:

@@ -96,6 +96,16 @@ def as_matrix(vectors: Any, dimension: int | None = None) -> np.ndarray:
     return matrix / np.where(norms > 0, norms, 1.0)
 
 
+def _grown(matrix: np.ndarray, keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Copies of ``matrix`` and ``keys`` with room for a quarter more rows (at least 1024)."""
+    capacity = size + max(1024, size // 4)
+    new_matrix = np.empty((capacity, matrix.shape[1]), dtype=np.float32)
+    new_matrix[:size] = matrix[:size]
+    new_keys = np.empty(capacity, dtype=np.int64)
+    new_keys[:size] = keys[:size]
+    return new_matrix, new_keys
+
+
 class VectorIndex:
     """Row-aligned matrix of normalised vectors keyed by the store's integer ``seq``.
 
@@ -113,6 +123,31 @@ class VectorIndex:
     def __len__(self) -> int:
         return self._size
 
+    @classmethod
+    def load(cls, dimension: int, capacity: int,
+             rows: Iterable[tuple[int, bytes]]) -> VectorIndex:
+        """An index filled in one pass from ``(key, float32 blob)`` rows.
+
+        The matrix is allocated once for ``capacity`` rows (an upper bound; untouched rows of
+        ``np.empty`` cost no memory) and each blob is copied straight into its row: no list of
+        blobs, no joined copy, no growth by doubling. Blobs of the wrong size are skipped.
+        """
+        index = cls(dimension)
+        matrix = np.empty((max(capacity, 1), dimension), dtype=np.float32)
+        keys = np.empty(max(capacity, 1), dtype=np.int64)
+        size, width = 0, dimension * 4
+        for key, blob in rows:
+            if blob is None or len(blob) != width:
+                continue
+            if size == len(keys):  # more rows than announced: grow once, by a quarter
+                matrix, keys = _grown(matrix, keys, size)
+            matrix[size] = np.frombuffer(blob, dtype=np.float32)
+            keys[size] = key
+            size += 1
+        index._matrix, index._keys, index._size = matrix, keys, size
+        index._row = {int(k): i for i, k in enumerate(keys[:size].tolist())}
+        return index
+
     def put(self, keys: Sequence[int], matrix: np.ndarray) -> None:
         """Insert or replace the vectors of ``keys`` (rows of ``matrix``, already normalised)."""
         for key, vec in zip(keys, matrix, strict=False):
@@ -125,12 +160,7 @@ class VectorIndex:
 
     def _append_row(self) -> int:
         if self._size == len(self._keys):
-            capacity = max(1024, 2 * len(self._keys))
-            matrix = np.zeros((capacity, self.dimension), dtype=np.float32)
-            matrix[: self._size] = self._matrix[: self._size]
-            keys = np.zeros(capacity, dtype=np.int64)
-            keys[: self._size] = self._keys[: self._size]
-            self._matrix, self._keys = matrix, keys
+            self._matrix, self._keys = _grown(self._matrix, self._keys, self._size)
         self._size += 1
         return self._size - 1
 

@@ -1,4 +1,6 @@
-"""Pure retrieval helpers: identifier tokens, FTS5 queries, rank fusion and metadata filters.
+"""Pure retrieval helpers: identifier splitting, FTS5 quoting, rank fusion, metadata filters.
+
+The lexical analysis built on them (tokens, stems, fields) is ``lexical.py``.
 
 Why a separate pure module: candidate selection decides how many LLM calls a query costs, so its
 parts must be testable without a database or a model. Nothing here does I/O.
@@ -15,15 +17,11 @@ from typing import Any
 #: The RRF constant from Cormack et al.; 60 is the value every hybrid-search stack uses.
 RRF_K = 60
 
-_WORD = re.compile(r"\w+")
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 
-#: Words too common to help a lexical match; they only slow bm25 down on large stores.
-STOPWORDS = frozenset(
-    "a about an and are as at be by can do does for from has have how i in is it its me my of "
-    "on or our so that the their them there these this to was we what when where which who why "
-    "will with you your".split()
-)
+#: Deepest ``$and`` / ``$or`` nesting a filter may have; deeper is refused with ValueError
+#: (it would otherwise end in a RecursionError here, or in SQLite's expression depth limit).
+MAX_FILTER_DEPTH = 32
 
 _SCALARS = (str, int, float, bool, type(None))
 _RANGE_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
@@ -41,30 +39,6 @@ def _split_cached(word: str) -> tuple[str, ...]:
     for chunk in word.split("_"):
         parts.extend(p.lower() for p in _CAMEL_PART.findall(chunk))
     return tuple(p for p in parts if p)
-
-
-def identifier_tokens(text: str) -> list[str]:
-    """Extra tokens for FTS: the parts of every compound identifier in ``text``.
-
-    The FTS tokenizer keeps ``get_user`` whole (``tokenchars _``) and lower-cases ``getUser`` to
-    ``getuser``; these parts let a query for "user" find both.
-    """
-    extra: list[str] = []
-    for word in _WORD.findall(text):
-        parts = split_identifier(word)
-        if len(parts) > 1:
-            extra.extend(parts)
-    return extra
-
-
-def query_terms(text: str, limit: int = 32) -> list[str]:
-    """Distinct search terms of ``text``: words and identifier parts, stopwords dropped."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text):
-        for term in [word.lower(), *split_identifier(word)]:
-            if term and term not in STOPWORDS and term not in seen:
-                seen[term] = None
-    return list(seen)[:limit]
 
 
 def fts_match_expression(terms: Sequence[str], operator: str = "OR") -> str:
@@ -88,14 +62,19 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) ->
     return sorted(scores, key=lambda item: (-scores[item], order[item]))
 
 
-def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata") -> tuple[str, list]:
+def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata",
+                   _depth: int = 0) -> tuple[str, list]:
     """Translate a metadata filter into an SQL condition over the JSON ``column`` plus params.
 
     Grammar: ``{"key": value}`` (equality; ``None`` matches a missing key too),
     ``{"key": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte": v, "$in"|"$nin": [v, ...]}}``,
     ``{"$and": [f, ...]}``, ``{"$or": [f, ...]}``; several keys in one mapping are ANDed.
-    Raises ``ValueError`` on anything else, so a typo never silently matches everything.
+    Raises ``ValueError`` on anything else, so a typo never silently matches everything, and
+    on ``$and`` / ``$or`` nested deeper than ``MAX_FILTER_DEPTH``.
     """
+    if _depth > MAX_FILTER_DEPTH:
+        raise ValueError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels of $and/$or; "
+                         "flatten it (one $and or $or takes any number of conditions)")
     if filters is None:
         return "1", []
     if not isinstance(filters, Mapping):
@@ -104,7 +83,7 @@ def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata") 
     params: list = []
     for key, cond in filters.items():
         if key in ("$and", "$or"):
-            sql, sub = _compile_group(key, cond, column)
+            sql, sub = _compile_group(key, cond, column, _depth + 1)
         elif isinstance(key, str) and key.startswith("$"):
             raise ValueError(f"unknown filter operator {key!r}; use $and, $or or a metadata key")
         else:
@@ -114,12 +93,14 @@ def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata") 
     return ("(" + " AND ".join(clauses) + ")" if clauses else "1"), params
 
 
-def _compile_group(op: str, conds: Any, column: str) -> tuple[str, list]:
+def _compile_group(op: str, conds: Any, column: str, depth: int) -> tuple[str, list]:
     if not isinstance(conds, (list, tuple)) or not conds:
         raise ValueError(f"{op} takes a non-empty list of filters")
     parts, params = [], []
     for cond in conds:
-        sql, sub = compile_filter(cond, column)
+        if cond is None:
+            raise ValueError(f"{op} takes filters (mappings), not None")
+        sql, sub = compile_filter(cond, column, depth)
         parts.append(sql)
         params.extend(sub)
     joiner = " AND " if op == "$and" else " OR "

@@ -21,23 +21,22 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import StoreError
-from .retrieval import compile_filter, fts_match_expression, identifier_tokens
+from .lexical import LexicalQuery
+from .retrieval import compile_filter
+from .store_lexical import index_row, meta_value, rebuild_batch, search, start_rebuild
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
 from .store_support import canonical_json, content_hash, journal_mode_for, utc_now
 
 __all__ = ["MemoryRecord", "MemoryStore", "Mutation", "NewRow", "StoreClosed", "canonical_json",
            "content_hash", "journal_mode_for", "utc_now"]
 
-#: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
-COMMON_FRACTION = 0.05
-COMMON_MIN = 1000
-
+_Loaded = TypeVar("_Loaded")
 
 _FILE_LOCKS: dict[str, threading.RLock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()
@@ -103,10 +102,6 @@ def _record(row: Sequence[Any]) -> MemoryRecord:
     return MemoryRecord(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
 
 
-def _fts_fields(text: str, metadata_json: str) -> tuple[str, str, str]:
-    meta = json.loads(metadata_json)
-    flat = " ".join(f"{k} {v if isinstance(v, str) else json.dumps(v)}" for k, v in meta.items())
-    return text, flat, " ".join(identifier_tokens(text + " " + flat))
 
 
 class MemoryStore:
@@ -130,6 +125,7 @@ class MemoryStore:
         self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         self.journal_mode = self._retrying(self._set_journal_mode)
         self._write(self._migrate)
+        self._ensure_lexical()
 
     # -- connection plumbing ---------------------------------------------------------------
     def _set_journal_mode(self) -> str:
@@ -216,6 +212,14 @@ class MemoryStore:
         conn.execute("UPDATE meta SET value = ? WHERE key='generation'", (str(before + 1),))
         return before, before + 1
 
+    def meta_value(self, key: str) -> str | None:
+        """A value of the store's small key/value table (None if unset)."""
+        return self._read(lambda c: meta_value(c, key))
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        self._write(lambda c: c.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)))
+
     def generation(self) -> int:
         """Counter bumped by every memory change, from any connection or process."""
         return self._read(lambda c: int(
@@ -243,8 +247,7 @@ class MemoryStore:
                     (row.id, row.text, row.metadata_json, row.content_hash, now, now,
                      row.embedding, embedder if row.embedding is not None else None))
                 seq = cur.lastrowid
-                conn.execute("INSERT INTO memories_fts (rowid, text, meta, tokens) "
-                             "VALUES (?,?,?,?)", (seq, *_fts_fields(row.text, row.metadata_json)))
+                index_row(conn, seq, row.text, row.metadata_json)
                 self._log(conn, row.id, "add", None, None, row.text, row.metadata_json, now)
                 out.append((row.id, seq, True))
             return Mutation(out, before, after)
@@ -294,9 +297,8 @@ class MemoryStore:
             if new_text != old.text:
                 conn.execute("UPDATE memories SET embedding=?, embedder=? WHERE seq=?",
                              (embedding, embedder if embedding is not None else None, old.seq))
-            conn.execute("DELETE FROM memories_fts WHERE rowid=?", (old.seq,))
-            conn.execute("INSERT INTO memories_fts (rowid, text, meta, tokens) VALUES (?,?,?,?)",
-                         (old.seq, *_fts_fields(new_text, new_meta)))
+            conn.execute("DELETE FROM lexical_fts WHERE rowid=?", (old.seq,))
+            index_row(conn, old.seq, new_text, new_meta)
             self._drop_cache_for(conn, old.content_hash)
             self._log(conn, memory_id, "update", old.text, old_meta, new_text, new_meta, now)
             new = MemoryRecord(old.seq, old.id, new_text, json.loads(new_meta), new_hash,
@@ -322,7 +324,7 @@ class MemoryStore:
             for row in rows:
                 old = _record(row)
                 conn.execute("DELETE FROM memories WHERE seq=?", (old.seq,))
-                conn.execute("DELETE FROM memories_fts WHERE rowid=?", (old.seq,))
+                conn.execute("DELETE FROM lexical_fts WHERE rowid=?", (old.seq,))
                 self._drop_cache_for(conn, old.content_hash)
                 self._log(conn, old.id, "delete", old.text, row[3], None, None, now)
             return Mutation([row[0] for row in rows], before, after)
@@ -374,50 +376,34 @@ class MemoryStore:
                  "new_metadata": load(nm), "timestamp": at} for a, ot, om, nt, nm, at in rows]
 
     # -- candidate stages ----------------------------------------------------------------------
-    def lexical(self, terms: Sequence[str], limit: int,
+    def _ensure_lexical(self) -> None:
+        """Build the lexical index after an upgrade or a change of its analysis, in resumable
+        batches (``store_lexical``); other writers may interleave."""
+        if not self._write(start_rebuild):
+            return
+        after = 0
+        while after >= 0:
+            after = int(self._write(lambda c, start=after: rebuild_batch(c, start)))
+
+    def lexical(self, query: LexicalQuery | Sequence[str], limit: int,
                 filters: Mapping[str, Any] | None = None) -> list[int]:
-        """Seqs of the best bm25 matches for ``terms`` (text weighs most).
+        """Seqs of the best matches for ``query`` (``lexical.lexical_query``, or analysed
+        tokens), restricted by ``filters``; see ``store_lexical.search``."""
+        return self._read(lambda c: search(c, query, limit, filters))
 
-        bm25 ranks every row that matches, so a term found in most rows makes a query cost
-        O(N). Terms in more than ``COMMON_FRACTION`` of the rows (and over ``COMMON_MIN`` rows)
-        are left out of the OR; if only such terms remain, they are ANDed instead, which
-        matches few rows. This keeps lexical latency flat as the store grows.
+    def vectors(self, embedder: str,
+                load: Callable[[int, Iterable[tuple[int, bytes]]], _Loaded]
+                ) -> tuple[int, _Loaded, list[tuple]]:
+        """Snapshot: (generation, ``load(capacity, rows)``, [(seq, text, hash)] missing).
+
+        ``load`` consumes the ``(seq, blob)`` rows of ``embedder`` as the database yields them
+        (never all blobs in memory at once); ``capacity`` is an upper bound of their number.
         """
-        if not terms or limit <= 0:
-            return []
-        where, params = compile_filter(filters, "m.metadata")
-        sql = ("SELECT f.rowid FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
-               f"WHERE memories_fts MATCH ? AND {where} "
-               "ORDER BY bm25(memories_fts, 3.0, 1.0, 1.0) LIMIT ?")
-
-        def run(conn: sqlite3.Connection) -> list[int]:
-            expression = self._match_expression(conn, terms)
-            if not expression:
-                return []
-            return [r[0] for r in conn.execute(sql, [expression, *params, limit]).fetchall()]
-        return self._read(run)
-
-    @staticmethod
-    def _match_expression(conn: sqlite3.Connection, terms: Sequence[str]) -> str:
-        # max(seq) is O(1) and close to the row count (it over-counts only after deletions).
-        total = conn.execute("SELECT max(seq) FROM memories").fetchone()[0] or 0
-        cutoff = max(COMMON_MIN, int(total * COMMON_FRACTION))
-        if total <= cutoff:
-            return fts_match_expression(terms)
-        marks = ",".join("?" * len(terms))
-        df = dict(conn.execute(f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})",
-                               list(terms)).fetchall())
-        rare = [t for t in terms if df.get(t, 0) <= cutoff]  # unknown terms stay (cost nothing)
-        if rare:
-            return fts_match_expression(rare)
-        return fts_match_expression(terms, "AND")
-
-    def vectors(self, embedder: str) -> tuple[int, list[tuple[int, bytes]], list[tuple]]:
-        """Snapshot: (generation, [(seq, blob)] for ``embedder``, [(seq, text, hash)] missing)."""
-        def run(conn: sqlite3.Connection) -> tuple[int, list, list]:
+        def run(conn: sqlite3.Connection) -> tuple[int, _Loaded, list]:
             gen = int(conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
-            have = conn.execute("SELECT seq, embedding FROM memories WHERE embedder=?",
-                                (embedder,)).fetchall()
+            capacity = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+            have = load(capacity, conn.execute(
+                "SELECT seq, embedding FROM memories WHERE embedder=?", (embedder,)))
             missing = conn.execute("SELECT seq, text, content_hash FROM memories WHERE embedder IS "
                                    "NULL OR embedder != ?", (embedder,)).fetchall()
             return gen, have, missing

@@ -48,6 +48,17 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         # Document frequency per term: lets lexical search skip terms that match most rows.
         "CREATE VIRTUAL TABLE memories_vocab USING fts5vocab (memories_fts, 'row')",
     ]),
+    (3, [
+        # Code-aware fields (memory/lexical.py), filled by the store from Python because the
+        # tokens (identifier parts, stems, operators) are computed there; the old index is
+        # dropped. The tokenizer only splits the space-separated tokens it is given.
+        "DROP TABLE memories_vocab",
+        "DROP TABLE memories_fts",
+        "CREATE VIRTUAL TABLE lexical_fts USING fts5 (name, qualname, signature, body, calls, "
+        "meta, tokenize = \"unicode61 tokenchars '_-+*/%@&|^~<>=!'\")",
+        "CREATE VIRTUAL TABLE lexical_vocab USING fts5vocab (lexical_fts, 'row')",
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('lexical_version', '')",
+    ]),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from .system import MemorySystem, ScoredMemory
+from .system import Candidate, MemorySystem, ScoredMemory
 
 T = TypeVar("T")
 SyncLLM = Callable[[str], str]
@@ -107,6 +107,11 @@ class SyncMemorySystem:
     ) -> list[ScoredMemory]:
         """Same as ``MemorySystem.retrieve_relevant_memories``, synchronously."""
         return self.run(self.system._retrieve(context, filters=filters))
+
+    def candidates(self, context: Any, limit: int | None = None,
+                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+        """Same as ``MemorySystem.candidates`` (no LLM call)."""
+        return self.system.candidates(context, limit, filters)
 
     def query(self, context: Any, task: str,
               primary_model_fn: Callable[[str], str] | None = None) -> str:

@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import hashlib
 import inspect
+import logging
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -20,12 +21,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from .dense import DenseStage
+from .dense import DenseStage, EmbedderFailed
 from .embedding import HashingEmbedder, as_matrix
-from .retrieval import query_terms, reciprocal_rank_fusion
+from .lexical import lexical_query
+from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
 from .system_config import RetrievalConfig, _check_text, parse_items
+
+log = logging.getLogger(__name__)
 
 QUERY_PROMPT_TEMPLATE = """Use the memories below where they help with the task.
 
@@ -35,6 +39,32 @@ Relevant memories:
 {memories}
 
 Task: {task}"""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One memory of the pre-LLM ranking (``candidates``), best first.
+
+    ``rank`` is 1-based in the fused ranking; ``lexical_rank`` / ``dense_rank`` say where each
+    stage put it (None: that stage did not propose it, or did not run).
+    """
+
+    record: MemoryRecord
+    rank: int
+    lexical_rank: int | None = None
+    dense_rank: int | None = None
+
+    @property
+    def memory_id(self) -> str:
+        return self.record.id
+
+    @property
+    def text(self) -> str:
+        return self.record.text
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.record.metadata
 
 
 @dataclass
@@ -59,7 +89,9 @@ class MemorySystem:
     Use as documented by the seed; everything after ``retry_delay`` is keyword-only and optional:
     ``candidate_limit`` (LLM-scored candidates per query, default 20), ``enable_caching``,
     ``embedder`` (object with ``embed_documents``/``embed_query``; default ``HashingEmbedder``),
-    ``use_dense`` (False = lexical stage only), ``llm_timeout`` (seconds per scoring call),
+    ``use_dense`` (False = lexical stage only, no vectors at all), ``dense_ranking`` (``"auto"``:
+    fuse the dense ranking only if the embedder helps, see ``embedder_check``; ``"always"``;
+    ``"never"``), ``llm_timeout`` (seconds per scoring call),
     ``sleep`` (async ``float -> None`` used between retries; tests inject a fake) and ``clock``
     (``() -> datetime`` for timestamps).
 
@@ -99,6 +131,7 @@ class MemorySystem:
         enable_caching: bool = True,
         embedder: Any = None,
         use_dense: bool = True,
+        dense_ranking: str = "auto",
         llm_timeout: float | None = 60.0,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         clock: Callable[[], datetime] | None = None,
@@ -118,7 +151,8 @@ class MemorySystem:
         now = utc_now if clock is None else (
             lambda: clock().astimezone(timezone.utc).isoformat(timespec="microseconds"))
         self._store = MemoryStore(db_path, now=now)
-        self._dense = DenseStage(self._store, HashingEmbedder() if embedder is None else embedder)
+        self._dense = DenseStage(self._store, HashingEmbedder() if embedder is None else embedder,
+                                 dense_ranking)
         self._use_dense = bool(use_dense)
         self._counts = {"queries": 0, "llm_calls": 0, "llm_failures": 0,
                         "cache_hits": 0, "cache_misses": 0}
@@ -166,32 +200,39 @@ class MemorySystem:
         parsed = parse_items(items)
         if not parsed:
             return []
-        vectors: list[Any] = [None] * len(parsed)
-        if self._use_dense:
-            vectors = self._vectors_for(parsed)
+        vectors = self._vectors_for(parsed, compute=self._dense_ranks())
         rows = []
         for (text, meta, _), vector in zip(parsed, vectors, strict=False):
             meta_json = canonical_json(meta)
             blob = None if vector is None else self._dense.blob(vector)
             rows.append(NewRow(str(uuid.uuid4()), text, meta_json, content_hash(text, meta_json),
                                blob))
-        key = self._dense.space()[0] if self._use_dense else None
+        key = self._dense.space()[0] if self._dense_ranks() else None
         mutation = self._store.insert_many(rows, key)
         put = [(seq, vectors[i]) for i, (_, seq, created) in enumerate(mutation.value)
                if created and vectors[i] is not None]
         self._dense.applied(mutation, put=put)
         return [memory_id for memory_id, _, _ in mutation.value]
 
-    def _vectors_for(self, parsed: Sequence[tuple[str, Any, Any]]) -> list[Any]:
-        dimension = self._dense.space()[1]
-        todo = [i for i, (_, _, emb) in enumerate(parsed) if emb is None]
+    def _dense_ranks(self) -> bool:
+        """Vectors are stored and searched only when the dense ranking is used."""
+        return self._use_dense and self._dense.ranks()
+
+    def _vectors_for(self, parsed: Sequence[tuple[str, Any, Any]], compute: bool) -> list[Any]:
+        """One vector (or None) per item: given ones checked, missing ones embedded if
+        ``compute`` (given ones are kept only then too: unused vectors are not stored)."""
         out: list[Any] = [None] * len(parsed)
+        given = [(i, emb) for i, (_, _, emb) in enumerate(parsed) if emb is not None]
+        if not given and not compute:
+            return out
+        dimension = self._dense.space()[1]
+        checked = [(i, as_matrix(emb, dimension)[0]) for i, emb in given]
+        if not compute:
+            return out
+        todo = [i for i, (_, _, emb) in enumerate(parsed) if emb is None]
         computed = self._dense.embed_documents([parsed[i][0] for i in todo])
-        for i, vector in zip(todo, computed, strict=False):
+        for i, vector in [*zip(todo, computed, strict=False), *checked]:
             out[i] = vector
-        for i, (_, _, emb) in enumerate(parsed):
-            if emb is not None:
-                out[i] = as_matrix(emb, dimension)[0]
         return out
 
     def get_memory(self, memory_id: str) -> dict[str, Any] | None:
@@ -211,9 +252,9 @@ class MemorySystem:
         if not isinstance(memory_id, str):
             return False
         vector = None
-        if self._use_dense and text is not None:
+        if text is not None and self._dense_ranks():
             vector = self._dense.embed_documents([text])[0]
-        key = self._dense.space()[0] if self._use_dense else None
+        key = self._dense.space()[0] if self._dense_ranks() else None
         blob = None if vector is None else self._dense.blob(vector)
         mutation = self._store.update(memory_id, text, meta_json, blob, key)
         record = mutation.value
@@ -271,20 +312,41 @@ class MemorySystem:
                         filters: Mapping[str, Any] | None = None) -> list[ScoredMemory]:
         rendered = self._render_context(context)
         self._count("queries")
-        records = self._candidates(rendered, filters)
+        records = [c.record for c in self.candidates(context, filters=filters)]
         scored = await self._score(rendered, records)
         return self._select(self._adjust_scores(context, scored))
 
-    def _candidates(self, rendered: str, filters: Mapping[str, Any] | None) -> list:
+    def candidates(self, context: Any, limit: int | None = None,
+                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+        """The pre-LLM ranking for ``context``, best first: exactly what the scorer receives.
+
+        ``limit`` defaults to ``max(candidate_limit, max_memories)`` (the scorer's pool).
+        The lexical stage always runs; the dense stage's ranking is fused (reciprocal rank)
+        only when the embedder helps (see ``dense_ranking``). No LLM call. ``ValueError`` for
+        an empty context, a bad ``limit`` or a bad filter.
+        """
         cfg = self._config
-        wanted = max(cfg.candidate_limit, cfg.max_memories)
+        wanted = max(cfg.candidate_limit, cfg.max_memories) if limit is None else limit
+        if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
+            raise ValueError(f"limit must be an int >= 1, got {limit!r}")
+        text = self._search_text(context)
         pool = max(50, 3 * wanted)
-        rankings = [self._store.lexical(query_terms(rendered), pool, filters)]
-        if self._use_dense:
-            rankings.append(self._dense.search(rendered, pool, filters))
+        lexical = self._store.lexical(lexical_query(text), pool, filters)
+        rankings = [lexical]
+        dense: list[int] = []
+        if self._dense_ranks():
+            try:
+                dense = self._dense.search(text, pool, filters)
+                rankings.append(dense)
+            except EmbedderFailed as err:  # lexical candidates still answer
+                log.warning("dense stage skipped for this query: %s", err)
         fused = reciprocal_rank_fusion(rankings)[:wanted]
         by_seq = self._store.get_by_seq(fused)
-        return [by_seq[s] for s in fused if s in by_seq]
+        lex_rank = {seq: i for i, seq in enumerate(lexical, start=1)}
+        dense_rank = {seq: i for i, seq in enumerate(dense, start=1)}
+        found = [seq for seq in fused if seq in by_seq]
+        return [Candidate(by_seq[seq], i, lex_rank.get(seq), dense_rank.get(seq))
+                for i, seq in enumerate(found, start=1)]
 
     async def _score(self, rendered: str, records: Sequence[MemoryRecord]) -> list[ScoredMemory]:
         cfg = self._config
@@ -332,6 +394,10 @@ class MemorySystem:
         if not isinstance(context, str) or not context.strip():
             raise ValueError("context must be a non-empty string")
         return context.strip()
+
+    def _search_text(self, context: Any) -> str:
+        """The words candidate search looks for (no labels, no prompt boilerplate)."""
+        return self._render_context(context)
 
     def _render_candidate(self, record: MemoryRecord) -> str:
         if not record.metadata:
@@ -390,8 +456,16 @@ class MemorySystem:
                             "misses": counts["cache_misses"], "hit_rate": hit_rate,
                             "enabled": cfg["enable_caching"]},
             "db_path": self.db_path, "journal_mode": self._store.journal_mode,
-            "embedder": self._dense.space()[0] if self._use_dense else None,
+            "embedder": self._embedder_name() if self._use_dense else None,
+            "dense_ranking": (self._dense.verdict().as_text() if self._use_dense
+                              else "off: use_dense=False"),
         }
+
+    def _embedder_name(self) -> str:
+        try:
+            return self._dense.space()[0]
+        except EmbedderFailed as err:
+            return f"unavailable: {err}"
 
     def close(self) -> None:
         """Close the database; idempotent. Later calls raise ``StoreClosed`` (a StoreError)."""

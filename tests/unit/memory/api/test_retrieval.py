@@ -13,7 +13,6 @@ from codemem.memory.embedding import HashingEmbedder, VectorIndex
 from codemem.memory.retrieval import (
     compile_filter,
     fts_match_expression,
-    query_terms,
     reciprocal_rank_fusion,
     split_identifier,
 )
@@ -26,12 +25,6 @@ def test_split_identifier():
     assert split_identifier("get_user_name") == ["get", "user", "name"]
     assert split_identifier("HTTPServer2") == ["http", "server", "2"]
     assert split_identifier("plain") == ["plain"]
-
-
-def test_query_terms_drop_stopwords_and_dedupe():
-    assert query_terms("How does the getUser function get the user?") == [
-        "getuser", "get", "user", "function"]
-    assert len(query_terms(" ".join(f"w{i}" for i in range(100)), limit=32)) == 32
 
 
 def test_fts_expression_quotes_terms():
@@ -178,7 +171,8 @@ class SynonymEmbedder:
 
 def test_injected_embedder_drives_the_dense_stage(tmp_path):
     embedder = SynonymEmbedder()
-    with make_system(tmp_path / "dense", async_llm(default=0.9), embedder=embedder) as system:
+    with make_system(tmp_path / "dense", async_llm(default=0.9), embedder=embedder,
+                     dense_ranking="always") as system:
         system.add_memories(["my automobile is red", "a kitten sleeps", "the loan was paid"])
         found = asyncio.run(system.retrieve_relevant_memories("which car?"))
         assert [m.text for m in found] == ["my automobile is red"]
@@ -191,7 +185,8 @@ def test_injected_embedder_drives_the_dense_stage(tmp_path):
 
 def test_precomputed_embeddings_are_used_and_checked(tmp_path):
     embedder = SynonymEmbedder()
-    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder) as system:
+    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder,
+                     dense_ranking="always") as system:
         system.add_memories([("opaque text one", None, [0.0, 0.0, 1.0]),
                              {"text": "opaque text two", "embedding": [1.0, 0.0, 0.0]}])
         assert embedder.documents == 0
@@ -207,20 +202,24 @@ def test_changing_the_embedder_reembeds_stored_memories(tmp_path):
     with make_system(tmp_path, async_llm(default=0.9), use_dense=False) as system:
         system.add_memories(["my automobile is red", "a kitten sleeps"])
     embedder = SynonymEmbedder()
-    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder) as system:
+    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder,
+                     dense_ranking="always") as system:
         found = asyncio.run(system.retrieve_relevant_memories("which car?"))
         assert [m.text for m in found] == ["my automobile is red"]
         assert embedder.documents == 2
     embedder = SynonymEmbedder()
-    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder) as system:
+    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder,
+                     dense_ranking="always") as system:
         asyncio.run(system.retrieve_relevant_memories("which car?"))
         assert embedder.documents == 0  # vectors were persisted
 
 
 def test_index_follows_writes_from_another_instance(tmp_path):
     embedder = SynonymEmbedder()
-    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder) as one, \
-            make_system(tmp_path, async_llm(default=0.9), embedder=embedder) as two:
+    with make_system(tmp_path, async_llm(default=0.9), embedder=embedder,
+                     dense_ranking="always") as one, \
+            make_system(tmp_path, async_llm(default=0.9), embedder=embedder,
+                        dense_ranking="always") as two:
         one.add_memory("a kitten sleeps")
         assert asyncio.run(two.retrieve_relevant_memories("cat?"))[0].text == "a kitten sleeps"
         memory_id = two.add_memory("my automobile is red")

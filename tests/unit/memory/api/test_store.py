@@ -9,6 +9,7 @@ import time
 import pytest
 
 from codemem.memory.errors import StoreError
+from codemem.memory.lexical import LEXICAL_VERSION, query_tokens
 from codemem.memory.store import (
     MemoryStore,
     NewRow,
@@ -62,7 +63,8 @@ def test_schema_version_and_reopen_is_idempotent(tmp_path):
     versions = [r[0] for r in conn.execute("SELECT version FROM schema_version ORDER BY version")]
     assert versions == [v for v, _ in MIGRATIONS] and versions[-1] == SCHEMA_VERSION
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"memories", "memories_fts", "memory_history", "score_cache", "meta"} <= tables
+    assert {"memories", "lexical_fts", "memory_history", "score_cache", "meta"} <= tables
+    assert "memories_fts" not in tables  # the schema-2 index is gone
 
 
 def test_newer_schema_is_refused(tmp_path):
@@ -88,16 +90,20 @@ def test_metadata_json_and_timestamps(tmp_path):
     store.close()
 
 
-def test_fts_tokens_column_holds_identifier_parts(tmp_path):
+def test_lexical_index_holds_identifier_parts_and_stems(tmp_path):
     store = MemoryStore(str(tmp_path / "m.db"))
     meta = canonical_json({"qualified_name": "auth.validateToken"})
-    store.insert_many([NewRow("a", "def check_user_id(): ...", meta,
+    store.insert_many([NewRow("a", "def check_user_ids(): ...", meta,
                               content_hash("x", meta))], None)
-    assert store.lexical(["user"], 5) and store.lexical(["check_user_id"], 5)
-    assert store.lexical(["token"], 5) and store.lexical(["validatetoken"], 5)
-    assert store.lexical(["qualified_name"], 5)
-    assert not store.lexical(["absent"], 5)
-    assert store.lexical(["user"], 5, {"qualified_name": "auth.validateToken"})
+
+    def finds(text, filters=None):
+        return bool(store.lexical(query_tokens(text), 5, filters))
+    assert finds("user") and finds("check_user_ids") and finds("checking user id")
+    assert finds("tokens") and finds("validateToken") and finds("validation")
+    assert finds("qualified_name")
+    assert not finds("absent")
+    assert finds("user", {"qualified_name": "auth.validateToken"})
+    assert not finds("user", {"qualified_name": "other"})
     store.close()
 
 
@@ -155,7 +161,67 @@ def test_version_1_database_is_migrated(tmp_path):
     assert store.get("old").text == "legacy text"
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
-    assert conn.execute("SELECT count(*) FROM memories_vocab").fetchone()[0] >= 0
+    assert conn.execute("SELECT count(*) FROM lexical_vocab").fetchone()[0] > 0
+    assert store.lexical(query_tokens("legacy"), 5) == [1]
+    store.close()
+
+
+def _schema_2_database(path, rows):
+    """A database as the released schema 2 left it: rows in ``memories`` and its old FTS."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for version, statements in MIGRATIONS[:2]:
+        for sql in statements:
+            conn.execute(sql)
+        conn.execute("INSERT INTO schema_version VALUES (?)", (version,))
+    for i, (text, meta) in enumerate(rows):
+        meta_json = canonical_json(meta)
+        conn.execute("INSERT INTO memories (id, text, metadata, content_hash, created_at, "
+                     "updated_at) VALUES (?, ?, ?, ?, 't', 't')",
+                     (f"m{i}", text, meta_json, content_hash(text, meta_json)))
+        conn.execute("INSERT INTO memories_fts (rowid, text, meta, tokens) VALUES (?, ?, ?, '')",
+                     (i + 1, text, meta_json))
+    conn.close()
+
+
+def test_schema_2_database_is_migrated_and_its_lexical_index_rebuilt(tmp_path):
+    path = str(tmp_path / "m.db")
+    code = {"type": "code_entity", "kind": "function", "name": "parseHeaders",
+            "qualified_name": "http.parseHeaders", "path": "http/client.py"}
+    _schema_2_database(path, [("def parseHeaders(raw):\n    return dict(raw)", code),
+                              ("a plain note about caching", {"topic": "perf"})] * 700)
+    store = MemoryStore(path)
+    conn = sqlite3.connect(path)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "memories_fts" not in tables and "memories_vocab" not in tables
+    assert conn.execute("SELECT count(*) FROM lexical_fts").fetchone()[0] == 1400
+    assert store.meta_value("lexical_version") == LEXICAL_VERSION
+    assert len(store.lexical(query_tokens("parse the header"), 2000)) == 700
+    assert len(store.lexical(query_tokens("cached"), 2000)) == 700
+    store.close()
+    MemoryStore(path).close()  # reopening does not rebuild again
+    assert conn.execute("SELECT count(*) FROM lexical_fts").fetchone()[0] == 1400
+
+
+def test_an_interrupted_lexical_rebuild_resumes(tmp_path):
+    path = str(tmp_path / "m.db")
+    store = MemoryStore(path)
+    meta = canonical_json(None)
+    store.insert_many([NewRow(f"id{i}", f"note {i}", meta, content_hash(f"note {i}", meta))
+                       for i in range(30)], None)
+    store.close()
+    conn = sqlite3.connect(path, isolation_level=None)  # a rebuild killed after 10 rows
+    conn.execute("DELETE FROM lexical_fts WHERE rowid > 10")
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'lexical_version'",
+                 ("building:" + LEXICAL_VERSION,))
+    store = MemoryStore(path)
+    assert conn.execute("SELECT count(*) FROM lexical_fts").fetchone()[0] == 30
+    assert len(store.lexical(query_tokens("note"), 100)) == 30
+    conn.execute("UPDATE meta SET value = 'an-older-analysis' WHERE key = 'lexical_version'")
+    store.close()
+    store = MemoryStore(path)  # another analysis version: rebuilt from scratch
+    assert conn.execute("SELECT count(*) FROM lexical_fts").fetchone()[0] == 30
+    assert store.meta_value("lexical_version") == LEXICAL_VERSION
     store.close()
 
 
@@ -163,12 +229,12 @@ def test_common_terms_are_pruned_or_anded(tmp_path):
     store = MemoryStore(str(tmp_path / "m.db"))
     meta = canonical_json(None)
     texts = [f"common word filler{i}" + (" rare" if i % 500 == 0 else "")
-             + (" other" if i % 2 == 0 else "") for i in range(2500)]
+             + (" extra" if i % 5 else "") for i in range(5000)]
     store.insert_many([NewRow(f"id{i}", t, meta, content_hash(t, meta))
                        for i, t in enumerate(texts)], None)
-    rare_rows = {i + 1 for i in range(0, 2500, 500)}
+    rare_rows = {i + 1 for i in range(0, 5000, 500)}
     assert set(store.lexical(["common", "rare"], 100)) == rare_rows
-    both = store.lexical(["common", "other"], 3000)  # both common: AND
-    assert len(both) == 1250
+    both = store.lexical(["common", "extra"], 5000)  # both common: AND
+    assert len(both) == 4000
     assert store.lexical(["filler7"], 10) == [8]
     store.close()

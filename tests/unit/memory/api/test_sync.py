@@ -109,6 +109,7 @@ def test_delegated_methods(tmp_path):
         assert memory.update_memory(memory_id, text="x two") is True
         assert [h["action"] for h in memory.history(memory_id)] == ["add", "update"]
         assert memory.add_memories(["y", "z"]) and memory.count_memories() == 3
+        assert [c.text for c in memory.candidates("two", filters={"k": 1})] == ["x two"]
         assert [m["text"] for m in memory.list_memories({"k": 1})] == ["x two"]
         assert memory.delete_memories({"k": 1}) == 1
         assert memory.delete_memory("missing") is False

@@ -10,6 +10,7 @@ import time
 from dulwich import porcelain
 from dulwich.repo import Repo
 
+from codemem.memory.code_context import search_text
 from codemem.memory.codebase import CodeContext, CodeMemorySystem
 
 from ....fakes import AsyncFunctionLLM
@@ -125,10 +126,11 @@ def test_query_prompt_docs_debugging_and_stats(tmp_path, pool):
     assert system.get_memory(doc)["metadata"]["category"] == "architecture"
     assert "Solution: check for None" in system.get_memory(dbg)["text"]
     primary = AsyncFunctionLLM(lambda prompt: "answer")
-    reply = asyncio.run(system.query(CodeContext("How is JWT used?", errors="boom"), primary))
+    reply = asyncio.run(system.query(CodeContext("How is JWT used to render the page?",
+                                                 errors="boom"), primary))
     assert reply == "answer"
     prompt = primary.prompts[0]
-    assert "Authentication Flow" in prompt and "How is JWT used?" in prompt
+    assert "Authentication Flow" in prompt and "How is JWT used to render the page?" in prompt
     assert "return `<h1>${title}</h1>`;" in prompt  # code braces survive formatting
     only_code = _retrieve(system, "JWT render", filters={"type": "code_entity"})
     assert only_code and all(m.metadata["type"] == "code_entity" for m in only_code)
@@ -166,3 +168,42 @@ def test_seed_constructor_defaults(tmp_path):
     from codemem.memory import CodeMemorySystem as Cms
 
     assert Exported is CodeContext and Cms is CodeMemorySystem
+
+
+CROWD = {
+    "net/parser.py": (
+        "class Parser:\n"
+        "    \"\"\"Reads frames.\"\"\"\n\n"
+        "    def verify(self, frame):\n"
+        "        digest = checksum(frame.payload)\n"
+        "        return digest == frame.digest\n\n"
+        "    def close(self):\n"
+        "        return None\n"
+    ),
+    "net/query.py": "def build_query(table):\n    return 'SELECT * FROM ' + table\n",
+}
+
+
+def test_a_class_is_not_matched_through_its_methods_bodies(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo, CROWD)
+    system = make_system(tmp_path, pool)
+    system.index_repository(str(repo))
+    names = [c.metadata["qualified_name"] for c in system.candidates("compare payload digests")]
+    assert names == ["Parser.verify"]
+    assert [c.metadata["qualified_name"] for c in system.candidates("reads frames")][0] \
+        == "Parser"
+    system.close()
+
+
+def test_context_labels_are_not_search_terms(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo, CROWD)
+    system = make_system(tmp_path, pool)
+    system.index_repository(str(repo))
+    ctx = CodeContext("verify a frame", errors="ValueError: bad digest",
+                      current_file="net/parser.py")
+    assert search_text(ctx) == "verify a frame\nValueError: bad digest"
+    names = [c.metadata["qualified_name"] for c in system.candidates(ctx)]
+    assert names[0] == "Parser.verify" and "build_query" not in names  # no "Query:" label
+    system.close()
