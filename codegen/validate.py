@@ -1,4 +1,5 @@
-"""Validate a draft, cheapest check first: parse -> signature -> lint -> tests (in the sandbox).
+"""Validate a draft, cheapest check first: parse -> signature -> library calls -> lint -> tests
+(in the sandbox).
 
 Why this order: each step costs about ten times the previous one (microseconds for the parse,
 tens of milliseconds for ruff, seconds for pytest), and a draft that does not parse or lacks
@@ -13,15 +14,17 @@ from collections.abc import Collection, Mapping, Sequence
 
 import libcst as cst
 
+from .api_check import check_library_calls
 from .errors import CodegenError
 from .lint import lint_source
+from .ports import ApiFacts
 from .pycheck import check_parse, check_signature
 from .pytest_runner import SandboxFn, run_tests
 from .related_tests import is_test_file, module_of, needed_files, select_related_tests
 from .report import CHECK_ORDER, CheckResult, ValidationReport
 from .sandbox import run_in_sandbox
 
-ALL_CHECKS = frozenset({"parse", "signature", "lint", "tests"})
+ALL_CHECKS = frozenset({"parse", "signature", "api", "lint", "tests"})
 
 __all__ = ["ALL_CHECKS", "UnknownCheck", "select_related_tests", "validate_draft"]
 
@@ -37,16 +40,20 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
                    checks: Collection[str] | None = None, timeout_s: float = 60.0,
                    memory_mb: int = 1024, expected_kind: str | None = None,
                    draft_paths: Sequence[str] | None = None,
-                   sandbox: SandboxFn = run_in_sandbox) -> ValidationReport:
+                   sandbox: SandboxFn = run_in_sandbox,
+                   api_facts: ApiFacts | None = None) -> ValidationReport:
     """Check the draft ``files`` (repository files merged with the draft) cheapest first.
 
     ``draft_paths`` are the Python files to parse and lint (default: the target only);
     ``test_files`` are written next to the draft and run together with nothing else (pass
     ``select_related_tests(...)`` output merged with the generated example tests).
+    ``api_facts`` (the indexed libraries) enables the ``api`` check of library calls.
     """
     wanted = ALL_CHECKS if checks is None else frozenset(checks)
     if wanted - ALL_CHECKS:
         raise UnknownCheck(f"unknown checks {sorted(wanted - ALL_CHECKS)}")
+    if api_facts is None:  # no library is indexed: nothing to check calls against
+        wanted -= {"api"}
     paths = [p for p in (draft_paths or [target_path]) if p.endswith(".py")]
     results, module = _parse(files, paths, target_path, python_version, wanted)
     if any(r.failed for r in results):
@@ -55,6 +62,8 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
         results.append(check_signature(module, target_path, expected_symbol,
                                        list(expected_params) if expected_params else None,
                                        expected_kind))
+    if "api" in wanted and api_facts is not None:
+        results.extend(check_library_calls(files, paths, api_facts, _local_modules(files)))
     if "lint" in wanted:
         for path in paths:
             if path in files:
@@ -94,9 +103,14 @@ def _tests(files: Mapping[str, str], test_files: dict[str, str], roots: list[str
     test_paths = [p for p in test_files if p.endswith(".py") and (
         is_test_file(p) or not p.endswith("conftest.py"))]
     needed = needed_files(everything, [*test_paths, *roots])
-    local = {module_of(p).split(".")[0] for p in everything if p.endswith(".py")}
+    local = _local_modules(everything)
     return run_tests(needed, test_paths, local_modules=local, timeout_s=timeout_s,
                      memory_mb=memory_mb, sandbox=sandbox)
+
+
+def _local_modules(files: Mapping[str, str]) -> set[str]:
+    """Top-level modules of the repository itself (they shadow any library of that name)."""
+    return {module_of(p).split(".")[0] for p in files if p.endswith(".py")}
 
 
 def _finish(results: list[CheckResult], wanted: frozenset[str], why: str) -> ValidationReport:
