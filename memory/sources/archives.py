@@ -138,15 +138,15 @@ def _zip_members(archive: str, limits: ArchiveLimits) -> Iterator[Member]:
         with zipfile.ZipFile(archive) as zf:
             for info in zf.infolist():
                 budget.member()
-                mode = info.external_attr >> 16
+                kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no type recorded
                 name = safe_member_name(info.filename)
                 if (info.is_dir() or name is None or not is_kept(name)
-                        or (mode and not stat.S_ISREG(mode))):
+                        or (kind and kind != stat.S_IFREG)):
                     continue
                 with zf.open(info) as stream:
-                    data = _read_capped(stream, limits.max_file_bytes)
-                budget.inflate(len(data or b""))
-                if data is None:
+                    data = stream.read(limits.max_file_bytes + 1)
+                budget.inflate(len(data))
+                if len(data) > limits.max_file_bytes:
                     continue
                 budget.keep(len(data))
                 yield name, data, info.date_time

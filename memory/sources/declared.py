@@ -52,7 +52,7 @@ def _requirement_files(root: str) -> list[str]:
     for folder in ("", "requirements"):
         path = os.path.join(root, folder) if folder else root
         try:
-            entries = sorted(os.listdir(path))
+            entries = sorted(os.listdir(path), key=lambda n: (n != "requirements.txt", n))
         except OSError:
             continue
         for name in entries:

@@ -66,7 +66,10 @@ def _fits(version: str, specifier: str, prereleases: bool | None = None) -> bool
     from packaging.version import InvalidVersion, Version
 
     try:
-        return SpecifierSet(specifier).contains(Version(version), prereleases=prereleases)
+        specifiers = SpecifierSet(specifier)
+        if prereleases is None:  # explicit, so packaging versions cannot disagree
+            prereleases = any(Version(s.version.rstrip(".*")).is_prerelease for s in specifiers)
+        return specifiers.contains(Version(version), prereleases=prereleases)
     except (InvalidVersion, InvalidSpecifier):
         return False
 
