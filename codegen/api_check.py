@@ -234,9 +234,11 @@ def describe_problem(use: Use, answer: ApiAnswer) -> str:
     """Why ``use`` does not fit what the library offers, or "" when it fits (or is unknown)."""
     where = f" ({answer.source})" if answer.source else ""
     if not answer.exists:
-        hint = ("; did you mean " + ", ".join(f"`{s}`" for s in answer.suggestions)
-                if answer.suggestions else "")
-        return f"`{use.name}` does not exist in the indexed library{where}{hint}."
+        hint = ("; did you mean " + " or ".join(f"`{s}`" for s in answer.suggestions) + "?"
+                if answer.suggestions else ".")
+        return f"`{use.name}` does not exist in the indexed library{where}{hint}"
+    if use.call is not None and answer.kind == "module":
+        return f"`{use.name}` is a module{where}: call a function or class inside it."
     if use.call is None or answer.params is None or answer.kind not in ("function", "method",
                                                                        "class"):
         return ""
