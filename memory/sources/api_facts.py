@@ -12,7 +12,7 @@ re-reads only the files that changed. Anything this reader cannot see for sure (
 from __future__ import annotations
 
 import ast
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -106,6 +106,27 @@ class ModuleFact:
             return list(self.all_names)
         names = [*self.functions, *self.classes, *self.variables, *self.imports]
         return sorted({n for n in names if not n.startswith("_")})
+
+
+def with_runtime(stub: ModuleFact, runtime: ModuleFact) -> ModuleFact:
+    """A stub's signatures plus the names of the module it describes: stubs can be incomplete,
+    so a name either defines exists, and either being dynamic (or the runtime module being
+    unreadable) makes the module dynamic."""
+    if not stub.parsed:
+        return runtime
+    classes = dict(runtime.classes)
+    for name, cls in stub.classes.items():
+        other = classes.get(name)
+        classes[name] = cls if other is None else replace(
+            cls, methods={**other.methods, **cls.methods},
+            attributes=tuple(sorted(set(cls.attributes) | set(other.attributes))),
+            classes={**other.classes, **cls.classes}, dynamic=cls.dynamic or other.dynamic)
+    return replace(
+        stub, functions={**runtime.functions, **stub.functions}, classes=classes,
+        variables=tuple(sorted(set(stub.variables) | set(runtime.variables))),
+        imports={**runtime.imports, **stub.imports},
+        star_imports=tuple(dict.fromkeys(stub.star_imports + runtime.star_imports)),
+        dynamic=stub.dynamic or runtime.dynamic or not runtime.parsed)
 
 
 def _function(data: dict[str, Any]) -> FunctionFact:

@@ -20,7 +20,7 @@ from ..code_index import IndexProgress, IndexReport, WalkedFile
 from ..codebase import CodeMemorySystem
 from ..errors import CodeMemoryError
 from ..repo_root import check_repository_root
-from .api_facts import ModuleFact, read_module
+from .api_facts import ModuleFact, read_module, with_runtime
 from .api_lookup import ApiTable
 from .archives import ArchiveLimits
 from .catalog import FileFacts, SourceCatalog, SourceRow
@@ -164,29 +164,38 @@ class AssociativeMemory:
     def _facts(self, tree: SourceTree, walked: Sequence[WalkedFile],
                previous: Mapping[str, FileFacts],
                options: SourceOptions) -> dict[str, ModuleFact]:
-        """Module facts of every Python file (reused when its stat did not change), plus the
-        modules that exist but are not read (compiled, excluded, over a cap)."""
-        from ..extract.walker import read_file_safely
-
-        read = tree.read or read_file_safely
+        """Module facts of every Python module (reused when none of its files changed; a stub
+        and its ``.py`` merged), plus the modules that exist but are not read (compiled,
+        excluded, over a cap)."""
         modules: dict[str, ModuleFact] = {m: ModuleFact(m, "", parsed=False)
                                           for m in tree.opaque}
-        for wf in sorted(walked, key=lambda w: not w.path.endswith(".pyi")):
+        groups: dict[str, list[WalkedFile]] = {}
+        for wf in sorted(walked, key=lambda w: (not w.path.endswith(".pyi"), w.path)):
             module = tree.layout.module(wf.path)
-            if module is None or (module in modules and modules[module].parsed):
+            if module is not None:
+                groups.setdefault(module, []).append(wf)
+        for module, files in groups.items():
+            readable = [w for w in files if w.status in (None, "skipped:stub")]
+            if not readable:
+                modules[module] = ModuleFact(module, files[0].path, parsed=False)
                 continue
-            if wf.status not in (None, "skipped:stub"):
-                modules.setdefault(module, ModuleFact(module, wf.path, parsed=False))
-                continue
-            old = previous.get(wf.path)
-            if old is not None and old.facts is not None and (old.size, old.mtime_ns) == (
-                    wf.size, wf.mtime_ns) and wf.mtime_ns is not None:
+            old = previous.get(readable[0].path)
+            if old is not None and old.facts is not None and all(_unchanged(w, previous)
+                                                                 for w in readable):
                 modules[module] = old.facts
                 continue
-            data = read(tree.root, wf.path, options.max_file_bytes).data
-            modules[module] = (read_module(wf.path, module, data) if data is not None
-                               else ModuleFact(module, wf.path, parsed=False))
+            facts = [self._read_facts(tree, w.path, module, options) for w in readable]
+            modules[module] = facts[0] if len(facts) == 1 else with_runtime(facts[0], facts[1])
         return modules
+
+    @staticmethod
+    def _read_facts(tree: SourceTree, path: str, module: str,
+                    options: SourceOptions) -> ModuleFact:
+        from ..extract.walker import read_file_safely
+
+        data = (tree.read or read_file_safely)(tree.root, path, options.max_file_bytes).data
+        return (read_module(path, module, data) if data is not None
+                else ModuleFact(module, path, parsed=False))
 
     # -- lookups ---------------------------------------------------------------------------------
     def api_table(self) -> ApiTable:
@@ -204,6 +213,12 @@ class AssociativeMemory:
         table = ApiTable(modules)
         self._table = (key, table)
         return table
+
+
+def _unchanged(wf: WalkedFile, previous: Mapping[str, FileFacts]) -> bool:
+    old = previous.get(wf.path)
+    return (old is not None and wf.mtime_ns is not None
+            and (old.size, old.mtime_ns) == (wf.size, wf.mtime_ns))
 
 
 def _prefer_sources_over_stubs(walked: Iterable[WalkedFile]) -> list[WalkedFile]:

@@ -135,3 +135,22 @@ def test_facts_survive_their_json_round_trip_and_hostile_files_are_unparsed():
     assert not deep.parsed and deep.detail == "skipped:nesting"
     binary = read_module("y.py", "y", b"\x00\xff")
     assert not binary.parsed
+
+
+def test_a_stub_gives_signatures_and_its_module_keeps_its_names():
+    from codemem.memory.sources.api_facts import with_runtime
+
+    stub = read_module("fast/__init__.pyi", "fast",
+                       b"def speed(x: int, *, unit: str = ...) -> float: ...\n")
+    runtime = read_module("fast/__init__.py", "fast",
+                          b"from ._c import speed\nslow = None\n\ndef helper(a, b):\n"
+                          b"    return a\n")
+    merged = ApiTable({"fast": (with_runtime(stub, runtime), "fast 1.0")})
+    assert merged.lookup("fast.speed").signature == (
+        "fast.speed(x: int, *, unit: str = ...) -> float")
+    assert merged.lookup("fast.helper").exists and merged.lookup("fast.slow").exists
+    assert not merged.lookup("fast.spead").exists
+    lazy = read_module("fast/__init__.py", "fast", b"def __getattr__(name):\n    return 1\n")
+    assert ApiTable({"fast": (with_runtime(stub, lazy), "fast 1.0")}).lookup("fast.x") is None
+    newer = read_module("fast/__init__.py", "fast", b"type X = int\n")
+    assert ApiTable({"fast": (with_runtime(stub, newer), "fast 1.0")}).lookup("fast.x") is None
