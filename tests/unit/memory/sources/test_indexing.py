@@ -233,3 +233,27 @@ def _with(options: SourceOptions, **changes) -> SourceOptions:
     from dataclasses import replace
 
     return replace(options, **changes)
+
+
+def test_after_a_restart_nothing_is_read_again_and_lookups_still_work(tmp_path, env,
+                                                                     source_pool):
+    code, memory, options, collection, _ = env
+    other = tmp_path / "other"
+    write_tree(other, OTHER_REPO)
+    source = FolderSource(str(other), "other")
+    first = memory.index(source, options)
+    memory.close()
+    code.close()  # the Cat restarts: every handle is new, the files stay
+    extractor = CountingExtractor(source_pool)
+    reopened = make_system(tmp_path, source_pool, extractor=extractor,
+                           vector_sink=CatVectorSink(collection), repository_id="project")
+    again = AssociativeMemory(reopened)
+    try:
+        assert [r.name for r in again.rows()] == ["other"]
+        assert again.api_table().lookup("otherlib.Engine.run").exists
+        result = again.index(source, options)
+        assert extractor.parsed == [] and result.row.entities == first.row.entities
+        assert len(points(collection, source.repo_id)) == first.row.entities
+    finally:
+        again.close()
+        reopened.close()
