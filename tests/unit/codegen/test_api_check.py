@@ -10,21 +10,16 @@ import pytest
 
 from codemem.codegen.api_check import check_library_calls
 from codemem.codegen.validate import validate_draft
-from codemem.memory.sources.api_facts import module_name, read_module
 from codemem.memory.sources.api_lookup import ApiTable
 
-from ..memory.sources.library import TEXTKIT_V1
+from ..memory.sources.library import TEXTKIT_V1, facts_of
 
 PATH = "app/text.py"
 
 
 @pytest.fixture(scope="module")
 def facts() -> ApiTable:
-    modules = {}
-    for path, text in TEXTKIT_V1.items():
-        name = module_name(path)
-        modules[name] = (read_module(path, name, text.encode()), "textkit 1.0")
-    return ApiTable(modules)
+    return facts_of(TEXTKIT_V1, "textkit 1.0")
 
 
 def check(facts, code, local=()):

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from codemem.codegen.loop import Committed, run_draft_loop
 from codemem.codegen.ports import API_REFERENCE, ContextSnippet
-from codemem.memory.sources.api_facts import module_name, read_module
-from codemem.memory.sources.api_lookup import ApiTable
 
 from ...fakes import ScriptedLLM
-from ..memory.sources.library import TEXTKIT_V1
+from ..memory.sources.library import TEXTKIT_V1, facts_of
 from .helpers_codegen import GOOD_SLUG, entity, slug_meta
 from .loop_support import TASK, judge_pass, notes, real_or_interim, store  # noqa: F401
 
@@ -36,14 +34,6 @@ API_TEXT = ("from textkit import slugify\ntextkit.slugify  (function, textkit/sl
             "    A URL slug of ``text``: lower-case words joined by ``sep``.")
 
 
-def facts() -> ApiTable:
-    modules = {}
-    for path, text in TEXTKIT_V1.items():
-        name = module_name(path)
-        modules[name] = (read_module(path, name, text.encode()), "textkit 1.0")
-    return ApiTable(modules)
-
-
 def associative(query: str, current_file: str | None, limit: int) -> list[ContextSnippet]:
     return [ContextSnippet("textkit 1.0", "textkit.slugify", API_TEXT, 0.9, API_REFERENCE),
             ContextSnippet("documentation:notes.md", "Slugs", "Slugs use dashes.", 0.8)]
@@ -55,7 +45,7 @@ def test_a_wrong_library_call_is_caught_and_fed_back_with_the_real_signature(
                       judge_pass())
     outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, notes=notes,
                              repo_files=REPO, associative=associative, validator=VALIDATE,
-                             select_tests=SELECT, api_facts=facts())
+                             select_tests=SELECT, api_facts=facts_of(TEXTKIT_V1, "textkit 1.0"))
     assert isinstance(outcome, Committed) and outcome.iterations == 2
     assert outcome.api_references == ("textkit.slugify (textkit 1.0)",)
     first, second, _ = llm.prompts

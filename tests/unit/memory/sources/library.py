@@ -161,3 +161,15 @@ def publish(root, name: str, version: str, files: dict[str, str], *,
                     if f.startswith(f"{name}-"))
     write_index(root, name, wheels, json_api=json_api)
     return os.path.join(folder, f"{name}-{version}-py3-none-any.whl")
+
+
+def facts_of(files: dict[str, str], label: str):
+    """The ``ApiTable`` ``memory.sources`` builds for these module sources (read with ast)."""
+    from codemem.memory.sources.api_facts import module_name, read_module
+    from codemem.memory.sources.api_lookup import ApiTable
+
+    modules = {}
+    for path, text in files.items():
+        name = module_name(path)
+        modules[name] = (read_module(path, name, text.encode()), label)
+    return ApiTable(modules)

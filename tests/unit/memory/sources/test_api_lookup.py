@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from codemem.memory.sources.api_facts import module_name, read_module
+from codemem.memory.sources.api_facts import read_module
 from codemem.memory.sources.api_lookup import ApiTable
 
-from .library import TEXTKIT_V1
+from .library import TEXTKIT_V1, facts_of
 
 EXTRA = {
     "shapes/__init__.py": (
@@ -62,12 +62,8 @@ EXTRA = {
 }
 
 
-def table(files=None) -> ApiTable:
-    modules = {}
-    for path, text in (files or {**TEXTKIT_V1, **EXTRA}).items():
-        name = module_name(path)
-        modules[name] = (read_module(path, name, text.encode()), "lib 1.0")
-    return ApiTable(modules)
+def table() -> ApiTable:
+    return facts_of({**TEXTKIT_V1, **EXTRA}, "lib 1.0")
 
 
 def test_re_exports_through_init_resolve_to_the_real_signature():
