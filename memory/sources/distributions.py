@@ -49,8 +49,13 @@ def resolve_distribution(source: PipSource, *, cache_dir: str, index: PackageInd
     cached = cached_archive(cache_dir, source)
     if cached is not None:
         path, version = cached
-        return archive_tree(path, include_private=include_private, version=version,
-                            origin=CACHED)
+        try:
+            return archive_tree(path, include_private=include_private, version=version,
+                                origin=CACHED)
+        except ArchiveRefused:
+            if index is None:
+                raise
+            _evict(path)  # a damaged cache entry is fetched again
     if index is None:
         raise SourceUnavailable(f"{source.spec} is not installed here and no package index "
                                 "is configured")
@@ -120,6 +125,12 @@ def cached_archive(cache_dir: str, source: PipSource) -> tuple[str, str] | None:
                 and _fits(version, source.specifier, True) and (best is None or parsed > best[0])):
             best = (parsed, path, version)
     return None if best is None else (best[1], best[2])
+
+
+def _evict(archive: str) -> None:
+    for path in (archive, archive[:-len(".zip")] + ".json"):
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def download(source: PipSource, index: PackageIndex, cache_dir: str,

@@ -95,13 +95,13 @@ class AssociativeMemory:
                 progress(IndexProgress("resolve", 0, 1, source.spec))
             try:
                 tree = self._tree(source, options)
-            except (CodeMemoryError, OSError) as err:
+                try:
+                    row, report = self._index_tree(source, tree, options, progress)
+                finally:
+                    tree.close()
+            except (CodeMemoryError, OSError) as err:  # this source only: the others go on
                 return SourceResult(self._failed(source, str(err)), None,
                                     time.monotonic() - started)
-            try:
-                row, report = self._index_tree(source, tree, options, progress)
-            finally:
-                tree.close()
             return SourceResult(row, report, time.monotonic() - started)
 
     def remove(self, repo_id: str) -> int:

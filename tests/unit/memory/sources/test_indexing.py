@@ -257,3 +257,18 @@ def test_after_a_restart_nothing_is_read_again_and_lookups_still_work(tmp_path, 
     finally:
         again.close()
         reopened.close()
+
+
+def test_a_damaged_cache_fails_that_source_only(tmp_path, env):
+    code, memory, options, _, _ = env
+    publish(tmp_path / "index", "textkit", "1.0", TEXTKIT_V1)
+    with serve(tmp_path / "index") as (url, _):
+        memory.index(PipSource("textkit"), _with(options, index_url=url))
+    with open(os.path.join(options.cache_dir, "textkit-1.0.zip"), "wb") as fh:
+        fh.write(b"PK\x03\x04 damaged")
+    results, _ = memory.sync([PipSource("textkit"), PipSource("iniconfig")], options)
+    assert [r.row.status for r in results] == ["error", "ok"]
+    assert "damaged" in results[0].row.detail and results[0].row.entities > 0
+    with serve(tmp_path / "index") as (url, log):  # with an index, it is fetched again
+        again = memory.index(PipSource("textkit"), _with(options, index_url=url))
+    assert again.row.status == "ok" and again.row.origin == "downloaded" and len(log) == 2
