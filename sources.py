@@ -38,7 +38,8 @@ from .memory.sources import (
     parse_item,
     parse_sources,
 )
-from .memory.sources.spec import Source, unique_sources
+from .memory.sources.api_lookup import ApiTable
+from .memory.sources.spec import Source, split_items, unique_sources
 from .projects import PROGRESS_INTERVAL_S, Throttle
 from .settings import PluginSettings
 
@@ -176,20 +177,28 @@ def parse_command(text: str) -> tuple[str, str] | None:
 
 def add_source(settings: PluginSettings, data_dir: str, text: str,
                protected: Sequence[str] = ()) -> SourceCommand:
-    """"add source X": check X, and answer with the new setting (the glue saves it)."""
-    try:
-        source = parse_item(text.strip())
-        if isinstance(source, FolderSource):
-            check_repository_root(source.path, protected=(data_dir, *protected))
-    except (ValueError, CodeMemoryError) as err:
-        return SourceCommand(f"I cannot add `{text.strip()[:200]}` as a source: {err}.")
-    current = parse_sources(settings.associative_sources).sources
-    if find_source(current, source.spec) is not None:
-        return SourceCommand(f"`{source.spec}` is already a source; say **list sources** to "
-                             "see what is indexed.")
-    new = format_sources([*current, source])
-    return SourceCommand(f"Added `{source.spec}` to the associative sources; indexing it now "
-                         "(progress follows).", new, reindex=True)
+    """"add source X" (several: commas or lines): check each, and answer with the new setting
+    (the glue saves it, then runs ``index_sources``)."""
+    current = list(parse_sources(settings.associative_sources).sources)
+    added, lines = [], []
+    for item in split_items(text) or [text.strip()]:
+        try:
+            source = parse_item(item)
+            if isinstance(source, FolderSource):
+                check_repository_root(source.path, protected=(data_dir, *protected))
+        except (ValueError, CodeMemoryError) as err:
+            lines.append(f"I cannot add `{item[:200]}` as a source: {err}.")
+            continue
+        if find_source(current, source.spec) is not None:
+            lines.append(f"`{source.spec}` is already a source.")
+            continue
+        current.append(source)
+        added.append(f"`{source.spec}`")
+    if not added:
+        return SourceCommand("\n".join(lines + ["Say **list sources** to see what is indexed."]))
+    lines.insert(0, f"Added {', '.join(added)} to the associative sources; indexing now "
+                    "(progress follows).")
+    return SourceCommand("\n".join(lines), format_sources(current), reindex=True)
 
 
 def remove_source(settings: PluginSettings, project: Project, text: str) -> SourceCommand:
@@ -265,7 +274,8 @@ def snippet(memory: Any) -> ContextSnippet:
                           text=memory.text, score=memory.relevance_score)
 
 
-def associative_context(project: Project) -> Callable[[str, str | None, int], list]:
+def associative_context(project: Project
+                        ) -> Callable[[str, str | None, int], list[ContextSnippet]]:
     """The loop's associative ``ContextSource``: one scored retrieval over the sources and the
     notes; up to ``limit`` API references plus up to ``limit`` other memories."""
 
@@ -286,7 +296,7 @@ def search(project: Project, question: str, current_file: str = "") -> str:
     return project.code.format_memories_for_prompt(memories)
 
 
-def api_facts(project: Project) -> Any:
+def api_facts(project: Project) -> ApiTable:
     """The loop's ``ApiFacts``: what the indexed libraries offer (for the ``api`` check)."""
     return memory_for(project).api_table()
 

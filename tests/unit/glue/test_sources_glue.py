@@ -128,8 +128,10 @@ def test_chat_commands_add_list_and_remove_everywhere(setup, tmp_path):
     assert sources.parse_command("list sources?") == ("list", "")
     assert sources.parse_command("write a function that lists sources") is None
 
-    added = sources.add_source(settings, data_dir, "pip:attrs==23.1")
-    assert added.reindex and added.settings_text.splitlines()[-1] == "pip:attrs==23.1"
+    added = sources.add_source(settings, data_dir, "pip:attrs==23.1, pip:rich")
+    assert added.reindex and added.settings_text.splitlines()[-2:] == ["pip:attrs==23.1",
+                                                                       "pip:rich"]
+    assert added.answer.startswith("Added `pip:attrs==23.1`, `pip:rich` to the associative")
     assert "already a source" in sources.add_source(settings, data_dir, str(other)).answer
     assert "system folder" in sources.add_source(settings, data_dir, "/").answer
     assert "overlaps" in sources.add_source(settings, data_dir, data_dir).answer
