@@ -39,9 +39,9 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
                    test_files: Mapping[str, str] | None = None, python_version: str = "3.10",
                    checks: Collection[str] | None = None, timeout_s: float = 60.0,
                    memory_mb: int = 1024, expected_kind: str | None = None,
+                   api_facts: ApiFacts | None = None,
                    draft_paths: Sequence[str] | None = None,
-                   sandbox: SandboxFn = run_in_sandbox,
-                   api_facts: ApiFacts | None = None) -> ValidationReport:
+                   sandbox: SandboxFn = run_in_sandbox) -> ValidationReport:
     """Check the draft ``files`` (repository files merged with the draft) cheapest first.
 
     ``draft_paths`` are the Python files to parse and lint (default: the target only);
@@ -63,7 +63,8 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
                                        list(expected_params) if expected_params else None,
                                        expected_kind))
     if "api" in wanted and api_facts is not None:
-        results.extend(check_library_calls(files, paths, api_facts, _local_modules(files)))
+        local = {module_of(p).split(".")[0] for p in files if p.endswith(".py")}
+        results.extend(check_library_calls(files, paths, api_facts, local))
     if "lint" in wanted:
         for path in paths:
             if path in files:
@@ -103,14 +104,9 @@ def _tests(files: Mapping[str, str], test_files: dict[str, str], roots: list[str
     test_paths = [p for p in test_files if p.endswith(".py") and (
         is_test_file(p) or not p.endswith("conftest.py"))]
     needed = needed_files(everything, [*test_paths, *roots])
-    local = _local_modules(everything)
+    local = {module_of(p).split(".")[0] for p in everything if p.endswith(".py")}
     return run_tests(needed, test_paths, local_modules=local, timeout_s=timeout_s,
                      memory_mb=memory_mb, sandbox=sandbox)
-
-
-def _local_modules(files: Mapping[str, str]) -> set[str]:
-    """Top-level modules of the repository itself (they shadow any library of that name)."""
-    return {module_of(p).split(".")[0] for p in files if p.endswith(".py")}
 
 
 def _finish(results: list[CheckResult], wanted: frozenset[str], why: str) -> ValidationReport:
