@@ -42,6 +42,43 @@ class ContextSource(Protocol):
         ...
 
 
+class ApiParam(Protocol):
+    """One parameter of a library signature: ``kind`` is posonly, normal, varargs, kwonly or
+    varkw; ``default`` tells whether it may be left out."""
+
+    name: str
+    kind: str
+    default: bool
+
+
+class ApiAnswer(Protocol):
+    """What the indexed sources say about one dotted name (``memory.sources`` answers).
+
+    ``exists`` False: the source is indexed and has no such name (``suggestions`` holds the
+    real signatures of close names). ``params`` None: the name exists but its call signature
+    is unknown or ambiguous, so only its existence can be checked. ``method_kind`` is
+    ``instance``, ``class`` or ``static`` for methods; ``kind`` is module, class, function,
+    method, attribute or variable; ``params`` of a class are its constructor's, without
+    ``self``.
+    """
+
+    qualified_name: str
+    exists: bool
+    kind: str
+    params: Sequence[ApiParam] | None
+    method_kind: str
+    signature: str
+    source: str
+    suggestions: Sequence[str]
+
+
+class ApiFacts(Protocol):
+    """The API of the indexed libraries, for validation: ``lookup("pkg.mod.Name.method")``
+    answers, or returns None when the name is not inside an indexed source."""
+
+    def lookup(self, qualified_name: str) -> ApiAnswer | None: ...
+
+
 class CommitRecord(Protocol):
     """One entry of ``DraftStore.log`` (``memory.CommitInfo`` fits)."""
 
@@ -96,9 +133,10 @@ class Validator(Protocol):
 
     def __call__(self, files: dict[str, str], *, target_path: str, expected_symbol: str,
                  expected_params: Sequence[str], test_files: dict[str, str],
+                 api_facts: ApiFacts | None = ...,
                  expected_kind: str | None = ..., python_version: str = ...,
                  checks: Collection[str] | None = ..., timeout_s: float = ...,
-                 memory_mb: int = ..., api_facts: ApiFacts | None = ...) -> ValidationReport: ...
+                 memory_mb: int = ...) -> ValidationReport: ...
 
 
 class TestSelector(Protocol):
@@ -113,40 +151,3 @@ class SandboxRun(Protocol):
 
     def __call__(self, files: dict[str, str], argv: list[str], *, timeout_s: float,
                  memory_mb: int) -> Any: ...
-
-
-class ApiParam(Protocol):
-    """One parameter of a library signature: ``kind`` is posonly, normal, varargs, kwonly or
-    varkw; ``default`` tells whether it may be left out."""
-
-    name: str
-    kind: str
-    default: bool
-
-
-class ApiAnswer(Protocol):
-    """What the indexed sources say about one dotted name (``memory.sources`` answers).
-
-    ``exists`` False: the source is indexed and has no such name (``suggestions`` holds the
-    real signatures of close names). ``params`` None: the name exists but its call signature
-    is unknown or ambiguous, so only its existence can be checked. ``method_kind`` is
-    ``instance``, ``class`` or ``static`` for methods; ``kind`` is module, class, function,
-    method, attribute or variable; ``params`` of a class are its constructor's, without
-    ``self``.
-    """
-
-    qualified_name: str
-    exists: bool
-    kind: str
-    params: Sequence[ApiParam] | None
-    method_kind: str
-    signature: str
-    source: str
-    suggestions: Sequence[str]
-
-
-class ApiFacts(Protocol):
-    """The API of the indexed libraries, for validation: ``lookup("pkg.mod.Name.method")``
-    answers, or returns None when the name is not inside an indexed source."""
-
-    def lookup(self, qualified_name: str) -> ApiAnswer | None: ...
