@@ -83,10 +83,11 @@ class AssociativeMemory:
             removed = [row for row in self.rows() if row.repo_id not in wanted]
             for row in removed:
                 self.remove(row.repo_id)
-            return [self.index(s, options, progress) for s in sources], removed
+            index = _index_for(options)  # shared: an unreachable index is tried once per pass
+            return [self.index(s, options, progress, index) for s in sources], removed
 
-    def index(self, source: Source, options: SourceOptions,
-              progress: Progress | None = None) -> SourceResult:
+    def index(self, source: Source, options: SourceOptions, progress: Progress | None = None,
+              index: PackageIndex | None = None) -> SourceResult:
         """Index one source incrementally; a source that cannot be read keeps its entities and
         gets an ``error`` row saying why."""
         started = time.monotonic()
@@ -94,7 +95,7 @@ class AssociativeMemory:
             if progress is not None:
                 progress(IndexProgress("resolve", 0, 1, source.spec))
             try:
-                tree = self._tree(source, options)
+                tree = self._tree(source, options, index or _index_for(options))
                 try:
                     row, report = self._index_tree(source, tree, options, progress)
                 finally:
@@ -112,12 +113,12 @@ class AssociativeMemory:
             self._table = None
             return deleted
 
-    def _tree(self, source: Source, options: SourceOptions) -> SourceTree:
+    def _tree(self, source: Source, options: SourceOptions,
+              index: PackageIndex | None) -> SourceTree:
         if isinstance(source, FolderSource):
             root = check_repository_root(source.path, protected=options.protected)
             return folder_tree(root, include_private=options.include_private,
                                max_file_bytes=options.max_file_bytes)
-        index = PackageIndex(options.index_url) if options.index_url else None
         limits = ArchiveLimits(options.max_file_bytes, options.max_bytes)
         return resolve_distribution(source, cache_dir=options.cache_dir, index=index,
                                     include_private=options.include_private, limits=limits)
@@ -213,6 +214,10 @@ class AssociativeMemory:
         table = ApiTable(modules)
         self._table = (key, table)
         return table
+
+
+def _index_for(options: SourceOptions) -> PackageIndex | None:
+    return PackageIndex(options.index_url) if options.index_url else None
 
 
 def _unchanged(wf: WalkedFile, previous: Mapping[str, FileFacts]) -> bool:

@@ -91,10 +91,13 @@ class PackageIndex:
 
     def __init__(self, url: str, *, timeout: float = 30.0) -> None:
         parts = urllib.parse.urlsplit(url.strip())
-        if parts.scheme not in ("http", "https", "file"):
-            raise PackageIndexError(f"package index URL must be http(s) or file: {redact(url)}")
         self.url = url.strip().rstrip("/") + "/"
         self.timeout = timeout
+        #: Set when the index cannot be used (a bad URL, a failed connection): later listings
+        #: fail at once with this message (see ``files``).
+        self.unreachable = ""
+        if parts.scheme not in ("http", "https", "file"):
+            self.unreachable = f"package index URL must be http(s) or file: {redact(url)}"
         self._auth = ""
         if parts.username is not None:
             user = urllib.parse.unquote(parts.username)
@@ -109,6 +112,8 @@ class PackageIndex:
     # -- listing ---------------------------------------------------------------------------------
     def files(self, name: str) -> list[IndexFile]:
         """Every file the index lists for ``name`` (empty when the project is unknown)."""
+        if self.unreachable:  # one pass over 40 dependencies must not wait 40 timeouts
+            raise PackageIndexError(self.unreachable)
         page = urllib.parse.urljoin(self.url, canonical_name(name) + "/")
         if page.startswith("file:"):
             return self._directory_files(page)
@@ -160,8 +165,10 @@ class PackageIndex:
         except urllib.error.HTTPError:
             raise
         except (urllib.error.URLError, OSError) as err:
-            raise PackageIndexError(f"cannot reach the package index {redact(self.url)}: "
-                              f"{getattr(err, 'reason', err)}") from None
+            message = (f"cannot reach the package index {redact(self.url)}: "
+                       f"{getattr(err, 'reason', err)}")
+            self.unreachable = f"{message} (tried once in this pass)"
+            raise PackageIndexError(message) from None
 
     def _open(self, url: str, accept: str) -> Any:
         self._check_origin(url)

@@ -272,3 +272,14 @@ def test_a_damaged_cache_fails_that_source_only(tmp_path, env):
     with serve(tmp_path / "index") as (url, log):  # with an index, it is fetched again
         again = memory.index(PipSource("textkit"), _with(options, index_url=url))
     assert again.row.status == "ok" and again.row.origin == "downloaded" and len(log) == 2
+
+
+def test_an_unreachable_index_is_tried_once_per_pass(env):
+    _, memory, options, _, _ = env
+    down = _with(options, index_url="http://127.0.0.1:9/simple/")
+    results, _ = memory.sync([PipSource("nope-one"), PipSource("nope-two")], down)
+    first, second = (r.row.detail for r in results)
+    assert first.startswith("cannot reach the package index http://127.0.0.1:9/simple/")
+    assert second.endswith("(tried once in this pass)")
+    bad = memory.index(PipSource("nope"), _with(options, index_url="ftp://example/simple"))
+    assert "package index URL must be http(s) or file" in bad.row.detail
