@@ -146,6 +146,33 @@ class PluginSettings(BaseModel):
     write_back: WriteBackPolicy = Field(
         WriteBackPolicy.confirm, title="Write-back policy",
         description="Whether finished drafts may be written into the repository.")
+    # -- associative sources (other repositories, libraries, docs) ----------------------------
+    associative_sources: str = Field(
+        "", title="Associative sources", json_schema_extra=_TEXTAREA,
+        description="One per line (commas also accepted): an absolute folder (another "
+        "repository, a vendored library, a docs folder of Markdown or reStructuredText), or "
+        "pip:NAME / pip:NAME==VERSION for a Python package, read from the Cat's environment "
+        "when installed there, otherwise downloaded once from the package index. Sources are "
+        "read, never installed, imported or run.")
+    index_repository_dependencies: bool = Field(
+        False, title="Index the repository's dependencies",
+        description="Also index the packages the repository declares in requirements*.txt "
+        "and pyproject.toml (each is downloaded when it is not installed in the Cat).")
+    package_index_url: str = Field(
+        "", title="Package index URL",
+        description="Simple-API index (PEP 503/691) for pip: sources, e.g. "
+        "https://pypi.org/simple. Empty: PIP_INDEX_URL or pip.conf, else PyPI. Downloads go "
+        "only to this index.")
+    source_include_private: bool = Field(
+        False, title="Sources: index private names and tests",
+        description="Off: only the public API of libraries (no _private names, no tests).")
+    source_max_entities: int = Field(
+        20000, ge=10, le=1_000_000, title="Sources: entities per source",
+        description="Cap per source; what a caller needs is indexed first, the status says "
+        "when the cap was hit.")
+    source_max_mb: int = Field(
+        64, ge=1, le=4096, title="Sources: size per source (MiB)",
+        description="Cap on the files read (and downloaded) per source.")
     # -- storage -----------------------------------------------------------------------------
     data_folder: str = Field(
         "", title="Data folder",

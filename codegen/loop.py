@@ -23,7 +23,15 @@ from .extended import ExtendedConfig, ExtendedDeps, ExtendedResult, run_extended
 from .judge import JudgeVerdict, judge_draft
 from .loop_context import load_context
 from .metacode import MetaCode
-from .ports import Completer, ContextSource, DraftStore, Notes, TestSelector, Validator
+from .ports import (
+    ApiFacts,
+    Completer,
+    ContextSource,
+    DraftStore,
+    Notes,
+    TestSelector,
+    Validator,
+)
 from .prompts import data_block, draft_blocks, render
 from .report import CheckResult, ValidationReport
 from .sandbox_protect import SandboxPolicy
@@ -82,6 +90,8 @@ class Committed:
     stats: LoopStats = LoopStats()
     extended: ExtendedResult | None = None
     warnings: tuple[str, ...] = ()
+    #: Library entities shown as API references to the iteration that wrote this draft.
+    api_references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,8 @@ class GaveUp:
     last_good: str = ""
     stats: LoopStats = LoopStats()
     warnings: tuple[str, ...] = ()
+    #: Library entities shown as API references to the last iteration.
+    api_references: tuple[str, ...] = ()
 
 
 Outcome = Committed | GaveUp
@@ -134,18 +146,21 @@ def run_draft_loop(metacode: MetaCode, *, task_id: str, llm: Completer, store: D
                    sandbox: Callable[..., Any] | None = None, judge_llm: Completer | None = None,
                    config: LoopConfig | None = None,
                    on_progress: Callable[[ProgressEvent], None] | None = None,
-                   should_stop: Callable[[], bool] | None = None) -> Outcome:
+                   should_stop: Callable[[], bool] | None = None,
+                   api_facts: ApiFacts | None = None) -> Outcome:
     """Iterate until a draft passes (Committed) or the budget/stuck detection stops (GaveUp).
 
     ``repo_files`` are the repository files validation may need (read-only; the draft overlays
     them). The task's scratchpad entry must exist (``Scratchpad.start_task``) when ``notes`` is
     given. Defaults: the real validator, test selector and sandbox of this package.
     ``should_stop`` is asked before each iteration: True ends the run (GaveUp, "cancelled:").
+    ``api_facts`` (the indexed libraries' API) lets validation catch wrong library calls.
     """
     run = _Run(metacode, task_id, llm, store, notes, dict(repo_files or {}), repo_context,
                associative, validator, select_tests, sandbox, judge_llm, config or LoopConfig(),
                on_progress)
     run.should_stop = should_stop
+    run.api_facts = api_facts
     return run.go()
 
 
@@ -169,6 +184,8 @@ class _Run:
         self.warnings: list[str] = []
         self.iteration = 0
         self.should_stop: Callable[[], bool] | None = None
+        self.api_facts: ApiFacts | None = None
+        self.api_refs: tuple[str, ...] = ()
 
     # -- driver -----------------------------------------------------------------------------
     def go(self) -> Outcome:
@@ -226,11 +243,13 @@ class _Run:
         ctx = load_context(self.meta, self.task_id, self.store, self.repo_context,
                            self.associative, head, self.config)
         self.warnings += list(ctx.warnings)
+        self.api_refs = ctx.api_refs
         self._note(f"iter{n}.context", ctx.summary())
         draft = self._files_of(head)
         prompt = render("generate", metacode=self.meta.render_for_prompt(),
                         draft=draft_blocks(draft, self.meta.target_path),
                         repo_context=ctx.repo_text, assoc_context=ctx.assoc_text,
+                        api_context=ctx.api_text,
                         history=ctx.history_text, symbol=self.meta.symbol or "(module)",
                         target_path=self.meta.target_path,
                         feedback=data_block("feedback", "validator", feedback)
@@ -294,6 +313,8 @@ class _Run:
                   checks: tuple[str, ...] | None) -> ValidationReport:
         start = time.perf_counter()
         kwargs: dict[str, Any] = {} if checks is None else {"checks": checks}
+        if self.api_facts is not None and checks is None:
+            kwargs["api_facts"] = self.api_facts
         try:
             return self.validator({**self.repo_files, **files}, target_path=self.meta.target_path,
                                   expected_symbol=self.meta.symbol,
@@ -395,12 +416,13 @@ class _Run:
         self._emit("done", "done", commit_id)
         warnings = tuple(self.warnings) + (ext.warnings if ext else ())
         return Committed(commit_id, self.iteration, attempt.report, dict(attempt.files or {}),
-                         self._stats(), ext, warnings)
+                         self._stats(), ext, warnings, self.api_refs)
 
     def _gave_up(self, reason: str, report: ValidationReport, head: str) -> GaveUp:
         self._note("loop.status", "gave_up")
         self._emit("done", "failed", reason)
-        return GaveUp(reason, report, self.iteration, head, self._stats(), tuple(self.warnings))
+        return GaveUp(reason, report, self.iteration, head, self._stats(), tuple(self.warnings),
+                      self.api_refs)
 
     _ext_failure: ValidationReport = ValidationReport()
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .metacode import MetaCode
+from .ports import API_REFERENCE
 from .prompts import data_blocks
 
 log = logging.getLogger(__name__)
@@ -26,10 +27,14 @@ class LoadedContext:
     history_text: str
     counts: tuple[int, int, int]
     warnings: tuple[str, ...] = ()
+    #: Library entities of the associative context, shown as API references.
+    api_text: str = "(none)"
+    #: ``name (source version)`` of each API reference, for the loop's outcome.
+    api_refs: tuple[str, ...] = ()
 
     def summary(self) -> dict[str, Any]:
         return {"repo": self.counts[0], "history": self.counts[1], "associative": self.counts[2],
-                "warnings": list(self.warnings)}
+                "api": list(self.api_refs), "warnings": list(self.warnings)}
 
 
 def load_context(meta: MetaCode, task_id: str, store: Any, repo: Callable | None,
@@ -45,12 +50,16 @@ def load_context(meta: MetaCode, task_id: str, store: Any, repo: Callable | None
                               limit)
         (repo_items, w1), (hist, w2), (assoc_items, w3) = (
             repo_f.result(), hist_f.result(), assoc_f.result())
+    api = [s for s in assoc_items or [] if getattr(s, "kind", "") == API_REFERENCE]
+    notes = [s for s in assoc_items or [] if getattr(s, "kind", "") != API_REFERENCE]
     return LoadedContext(
         repo_text=_snippets("repo", repo_items or []),
-        assoc_text=_snippets("associative", assoc_items or []),
+        assoc_text=_snippets("associative", notes),
         history_text="\n".join(hist or []) or "(none yet)",
         counts=(len(repo_items or []), len(hist or []), len(assoc_items or [])),
-        warnings=tuple(w for w in (w1, w2, w3) if w))
+        warnings=tuple(w for w in (w1, w2, w3) if w),
+        api_text=_snippets("api", api),
+        api_refs=tuple(f"{s.title} ({s.source})" for s in api))
 
 
 def _safe(what: str, fn: Callable | None, *args: Any) -> tuple[Any, str]:

@@ -19,6 +19,10 @@ from .sandbox_protect import SandboxPolicy
 Completer = Callable[[str], str]
 
 
+#: ``ContextSnippet.kind`` of a library entity: shown as an API reference, never as code to edit.
+API_REFERENCE = "api"
+
+
 @dataclass(frozen=True)
 class ContextSnippet:
     """One piece of context for a prompt; ``source`` is its provenance (``repo:path``, a URL)."""
@@ -27,6 +31,9 @@ class ContextSnippet:
     title: str
     text: str
     score: float = 0.0
+    #: ``API_REFERENCE`` for an entity of an associative source (a library's signature and
+    #: docstring); empty for ordinary context.
+    kind: str = ""
 
 
 class ContextSource(Protocol):
@@ -34,6 +41,43 @@ class ContextSource(Protocol):
 
     def __call__(self, query: str, current_file: str | None, limit: int) -> list[ContextSnippet]:
         ...
+
+
+class ApiParam(Protocol):
+    """One parameter of a library signature: ``kind`` is posonly, normal, varargs, kwonly or
+    varkw; ``default`` tells whether it may be left out."""
+
+    name: str
+    kind: str
+    default: bool
+
+
+class ApiAnswer(Protocol):
+    """What the indexed sources say about one dotted name (``memory.sources`` answers).
+
+    ``exists`` False: the source is indexed and has no such name (``suggestions`` holds the
+    real signatures of close names). ``params`` None: the name exists but its call signature
+    is unknown or ambiguous, so only its existence can be checked. ``method_kind`` is
+    ``instance``, ``class`` or ``static`` for methods; ``kind`` is module, class, function,
+    method, attribute or variable; ``params`` of a class are its constructor's, without
+    ``self``.
+    """
+
+    qualified_name: str
+    exists: bool
+    kind: str
+    params: Sequence[ApiParam] | None
+    method_kind: str
+    signature: str
+    source: str
+    suggestions: Sequence[str]
+
+
+class ApiFacts(Protocol):
+    """The API of the indexed libraries, for validation: ``lookup("pkg.mod.Name.method")``
+    answers, or returns None when the name is not inside an indexed source."""
+
+    def lookup(self, qualified_name: str) -> ApiAnswer | None: ...
 
 
 class CommitRecord(Protocol):
@@ -84,10 +128,13 @@ class Notes(Protocol):
 
 
 class Validator(Protocol):
-    """Cheapest-first validation of a draft (``codegen.validate.validate_draft`` fits)."""
+    """Cheapest-first validation of a draft (``codegen.validate.validate_draft`` fits).
+
+    ``api_facts`` is passed only when the loop has one (library calls are then checked)."""
 
     def __call__(self, files: dict[str, str], *, target_path: str, expected_symbol: str,
                  expected_params: Sequence[str], test_files: dict[str, str],
+                 api_facts: ApiFacts | None = ...,
                  expected_kind: str | None = ..., python_version: str = ...,
                  checks: Collection[str] | None = ..., timeout_s: float = ...,
                  memory_mb: int = ...,

@@ -94,6 +94,10 @@ $repo_context
 Associative context:
 $assoc_context
 
+Library APIs you may call (references from indexed sources, with their version: call them
+exactly as documented here; they are not code to edit):
+$api_context
+
 Earlier attempts in this task (what was tried and why it failed):
 $history
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 #: The order checks run in (cheapest first); a report lists its checks in this order.
-CHECK_ORDER = ("parse", "signature", "lint", "tests", "judge", "performance", "review")
+CHECK_ORDER = ("parse", "signature", "api", "lint", "tests", "judge", "performance", "review")
 
 #: Feedback rendered for the LLM is cut at this many characters.
 FEEDBACK_LIMIT = 4000

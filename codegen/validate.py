@@ -1,4 +1,5 @@
-"""Validate a draft, cheapest check first: parse -> signature -> lint -> tests (in the sandbox).
+"""Validate a draft, cheapest check first: parse -> signature -> library calls -> lint -> tests
+(in the sandbox).
 
 Why this order: each step costs about ten times the previous one (microseconds for the parse,
 tens of milliseconds for ruff, seconds for pytest), and a draft that does not parse or lacks
@@ -13,8 +14,10 @@ from collections.abc import Collection, Mapping, Sequence
 
 import libcst as cst
 
+from .api_check import check_library_calls
 from .errors import CodegenError
 from .lint import lint_source
+from .ports import ApiFacts
 from .pycheck import check_parse, check_signature
 from .pytest_runner import SandboxFn, run_tests
 from .related_tests import is_test_file, module_of, needed_files, select_related_tests
@@ -22,7 +25,7 @@ from .report import CHECK_ORDER, CheckResult, ValidationReport
 from .sandbox import run_in_sandbox
 from .sandbox_protect import SandboxPolicy
 
-ALL_CHECKS = frozenset({"parse", "signature", "lint", "tests"})
+ALL_CHECKS = frozenset({"parse", "signature", "api", "lint", "tests"})
 
 __all__ = ["ALL_CHECKS", "UnknownCheck", "select_related_tests", "validate_draft"]
 
@@ -37,6 +40,7 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
                    test_files: Mapping[str, str] | None = None, python_version: str = "3.10",
                    checks: Collection[str] | None = None, timeout_s: float = 60.0,
                    memory_mb: int = 1024, expected_kind: str | None = None,
+                   api_facts: ApiFacts | None = None,
                    draft_paths: Sequence[str] | None = None,
                    sandbox: SandboxFn = run_in_sandbox,
                    sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
@@ -49,10 +53,13 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
     ``draft_paths`` are the Python files to parse and lint (default: the target only);
     ``test_files`` are written next to the draft and run together with nothing else (pass
     ``select_related_tests(...)`` output merged with the generated example tests).
+    ``api_facts`` (the indexed libraries) enables the ``api`` check of library calls.
     """
     wanted = ALL_CHECKS if checks is None else frozenset(checks)
     if wanted - ALL_CHECKS:
         raise UnknownCheck(f"unknown checks {sorted(wanted - ALL_CHECKS)}")
+    if api_facts is None:  # no library is indexed: nothing to check calls against
+        wanted -= {"api"}
     paths = [p for p in (draft_paths or [target_path]) if p.endswith(".py")]
     results, module = _parse(files, paths, target_path, python_version, wanted)
     if any(r.failed for r in results):
@@ -61,6 +68,9 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
         results.append(check_signature(module, target_path, expected_symbol,
                                        list(expected_params) if expected_params else None,
                                        expected_kind))
+    if "api" in wanted and api_facts is not None:
+        local = {module_of(p).split(".")[0] for p in files if p.endswith(".py")}
+        results.extend(check_library_calls(files, paths, api_facts, local))
     if "lint" in wanted:
         for path in paths:
             if path in files:

@@ -12,6 +12,9 @@ from typing import Any
 CODE_ENTITY = "code_entity"
 DOCUMENTATION = "documentation"
 DEBUGGING_SESSION = "debugging_session"
+SOURCE_ENTITY = "source_entity"
+"""An entity of an associative source (another repository, a library): reference, not code to
+edit. Its metadata names the source (``source_name``, ``source_version``)."""
 
 
 @dataclass
@@ -88,6 +91,10 @@ def describe(metadata: dict[str, Any] | None) -> str:
     if kind == CODE_ENTITY:
         return (f"[{meta.get('language')} {meta.get('kind')}] {meta.get('path')}:"
                 f"{meta.get('start_line')}-{meta.get('end_line')} {meta.get('qualified_name')}")
+    if kind == SOURCE_ENTITY:
+        label = " ".join(str(meta[k]) for k in ("source_name", "source_version") if meta.get(k))
+        return (f"[{label} {meta.get('kind')}] {meta.get('public_name')} "
+                f"({meta.get('path')}:{meta.get('start_line')})")
     if kind == DOCUMENTATION:
         return f"[documentation: {meta.get('category')}] {meta.get('title')}"
     if kind == DEBUGGING_SESSION:

@@ -88,6 +88,19 @@ def entity_text(entity: Any) -> str:
     return source
 
 
+ReadFn = Callable[[str, str, int], Any]
+"""``(root, relative path, max bytes) -> ReadResult`` (default: the safe on-disk reader)."""
+
+LabelFn = Callable[[Any], Mapping[str, Any]]
+"""``entity -> extra metadata`` merged over ``entity_metadata`` (source name, version...)."""
+
+
+def _read_from_disk(root: str, rel: str, max_bytes: int) -> Any:
+    from .extract.walker import read_file_safely
+
+    return read_file_safely(root, rel, max_bytes)
+
+
 class MemoryOps:
     """The memory operations the indexer needs (bound by ``CodeMemorySystem``)."""
 
@@ -115,14 +128,24 @@ class RepositoryIndexer:
                  extract: Callable[[Sequence[tuple[str, bytes]]], list],
                  max_file_bytes: int, sink_push: Callable[[list, list], None],
                  progress: Callable[[IndexProgress], None] | None = None,
-                 batch_files: int = 64) -> None:
+                 batch_files: int = 64, read: ReadFn | None = None,
+                 labels: LabelFn | None = None) -> None:
         self.manifest, self.ops = manifest, ops
         self.repo_id, self.root = repo_id, root
         self.extract, self.max_file_bytes = extract, max_file_bytes
         self.sink_push = sink_push
         self.progress = progress
         self.batch_files = batch_files
+        self.read = read or _read_from_disk
+        self.labels = labels
         self.report = IndexReport(repo_id, root)
+
+    def _metadata(self, entity: Any) -> dict[str, Any]:
+        """The entity's memory metadata, with the caller's labels (e.g. a source's name)."""
+        meta = entity_metadata(self.repo_id, entity)
+        if self.labels is not None:
+            meta.update(self.labels(entity))
+        return meta
 
     def _notify(self, phase: str, done: int, total: int, path: str = "") -> None:
         if self.progress is not None:
@@ -158,9 +181,7 @@ class RepositoryIndexer:
                 and old.mtime_ns == wf.mtime_ns and wf.mtime_ns is not None):
             self._unchanged(wf.path, old)
             return
-        from .extract.walker import read_file_safely
-
-        read = read_file_safely(self.root, wf.path, self.max_file_bytes)
+        read = self.read(self.root, wf.path, self.max_file_bytes)
         if read.data is None:
             self._not_indexed(wf.path, read.status, old)
             return
@@ -271,10 +292,9 @@ class RepositoryIndexer:
         Runs on the extractor's feeder thread: it only reads, and reports vanished files in
         ``vanished`` for the indexing thread to handle."""
         from .extract.entities import sha256_hex
-        from .extract.walker import read_file_safely
 
         for wf, _, _ in todo:
-            read = read_file_safely(self.root, wf.path, self.max_file_bytes)
+            read = self.read(self.root, wf.path, self.max_file_bytes)
             if read.data is None:  # vanished or replaced since planning: handled after
                 vanished.append((wf.path, read.status))
                 continue
@@ -293,7 +313,7 @@ class RepositoryIndexer:
         keep, new, used = [], [], set()
         for entity in entities:
             old = by_key.get((entity.qualified_name, entity.occurrence))
-            meta = entity_metadata(self.repo_id, entity)
+            meta = self._metadata(entity)
             if old is not None and old.entity_hash == entity.content_hash:
                 keep.append((old, meta))
                 used.add(old.memory_id)
@@ -312,7 +332,7 @@ class RepositoryIndexer:
         for p in pending:
             for row in p.drop:
                 self.ops.delete(row.memory_id)
-        items = [(entity_text(e), entity_metadata(self.repo_id, e), vec)
+        items = [(entity_text(e), self._metadata(e), vec)
                  for (_, e, _), vec in zip(fresh, vectors, strict=True)]
         ids = self.ops.add(items) if items else []
         rows, pushed = [], []

@@ -130,6 +130,13 @@ class CodeManifest:
             "ON CONFLICT(repo_id) DO UPDATE SET root=excluded.root, embedder=excluded.embedder,"
             " dimension=excluded.dimension", (repo_id, root, embedder, dimension)))
 
+    def drop_repo(self, repo_id: str) -> None:
+        """Forget a repository: its row, files and entities (its memories are the caller's)."""
+        def drop(conn: sqlite3.Connection) -> None:
+            for table in ("code_entities", "code_files", "code_repos"):
+                conn.execute(f"DELETE FROM {table} WHERE repo_id=?", (repo_id,))
+        self.transaction(drop)
+
     def set_sink_state(self, repo_id: str, count: int, embedder: str | None,
                        size: int | None) -> None:
         self._run(lambda c: c.execute(

@@ -157,6 +157,12 @@ class SinkSync:
         if self._sink is not None:
             self._sink.upsert([_point(repo_id, row, text, meta)])
 
+    def forget_repository(self, repo_id: str) -> None:
+        """Every point of ``repo_id`` leaves the sink (the repository itself is gone)."""
+        self._last_status.pop(repo_id, None)
+        if self._sink is not None:
+            self._sink.clear(repo_id)
+
     def forget_entity(self, memory_id: str) -> None:
         """A code entity was deleted through ``delete_memory``: drop its row and its point."""
         found = self._manifest.entity(memory_id)

@@ -45,6 +45,35 @@ def default_walker(root: str, exclude: list, recursive: bool,
             yield from_entry(entry)
 
 
+def checked_dir(directory: str) -> str:
+    """The real path of an existing folder; ``ValueError``/``FileNotFoundError`` otherwise."""
+    if not isinstance(directory, (str, os.PathLike)) or not str(directory):
+        raise ValueError("directory must be a non-empty path")
+    root = os.path.realpath(directory)
+    if not os.path.isdir(root):
+        raise FileNotFoundError(f"directory not found: {directory}")
+    return root
+
+
+def locate_file(file_path: str, roots: Iterable[str]) -> tuple[str, str]:
+    """``(root, relative path)`` of a file to index alone: under the deepest known root,
+    else under the working directory, else its own folder. Raises for a missing or
+    unsupported file."""
+    from .extract.languages import detect_language
+
+    if not isinstance(file_path, (str, os.PathLike)) or not str(file_path):
+        raise ValueError("file_path must be a non-empty path")
+    full = os.path.realpath(file_path)
+    if not os.path.isfile(full):
+        raise FileNotFoundError(f"file not found: {file_path}")
+    if detect_language(str(file_path)) is None:
+        raise ValueError(f"unsupported file type: {file_path}")
+    for root in [*sorted(roots, key=len, reverse=True), os.path.realpath(os.getcwd())]:
+        if full.startswith(root.rstrip(os.sep) + os.sep):
+            return root, os.path.relpath(full, root).replace(os.sep, "/")
+    return os.path.dirname(full), os.path.basename(full)
+
+
 def walk_single(root: str, rel: str) -> list[WalkedFile]:
     """One file as a one-entry walk (for ``index_file``/``reindex_file``)."""
     st = os.lstat(os.path.join(root, rel))

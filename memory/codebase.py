@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -32,10 +32,26 @@ from .code_context import (
     require_text,
     search_text,
 )
-from .code_index import IndexProgress, IndexReport, MemoryOps, RepositoryIndexer
+from .code_index import (
+    IndexProgress,
+    IndexReport,
+    LabelFn,
+    MemoryOps,
+    ReadFn,
+    RepositoryIndexer,
+    WalkedFile,
+)
 from .code_manifest import CodeManifest
 from .code_sink import SinkSync, SyncResult
-from .code_walk import ExtractorFn, WalkerFn, default_extractor, default_walker, walk_single
+from .code_walk import (
+    ExtractorFn,
+    WalkerFn,
+    checked_dir,
+    default_extractor,
+    default_walker,
+    locate_file,
+    walk_single,
+)
 from .dependencies import DependencyFocus
 from .lexical import query_tokens
 from .recency import RecencyTracker
@@ -130,7 +146,7 @@ class CodeMemorySystem(MemorySystem):
         ``exclude_patterns`` (globs such as ``*/tests/*``) are honoured. Every walked file gets
         a status in ``last_index_report.statuses``. ``progress`` receives ``IndexProgress``.
         """
-        root = self._checked_dir(directory)
+        root = checked_dir(directory)
         with self._index_lock:  # one indexing run at a time per system
             indexer = self._indexer(root, progress)
             walked = self._walker(root, list(exclude_patterns or []), recursive,
@@ -152,38 +168,12 @@ class CodeMemorySystem(MemorySystem):
         return self._index_one(file_path, force=True)
 
     def _index_one(self, file_path: str, force: bool) -> list[str]:
-        root, rel = self._locate_file(file_path)
+        root, rel = locate_file(file_path, [r.root for r in self._manifest.repos()])
         with self._index_lock:
             report = self._indexer(root, None).run(walk_single(root, rel), complete=False,
                                                    force=[rel] if force else [])
             self._finish(report)
         return [r.memory_id for r in self._manifest.entities(report.repo_id, rel)]
-
-    def _checked_dir(self, directory: str) -> str:
-        if not isinstance(directory, (str, os.PathLike)) or not str(directory):
-            raise ValueError("directory must be a non-empty path")
-        root = os.path.realpath(directory)
-        if not os.path.isdir(root):
-            raise FileNotFoundError(f"directory not found: {directory}")
-        return root
-
-    def _locate_file(self, file_path: str) -> tuple[str, str]:
-        from .extract.languages import detect_language
-
-        if not isinstance(file_path, (str, os.PathLike)) or not str(file_path):
-            raise ValueError("file_path must be a non-empty path")
-        full = os.path.realpath(file_path)
-        if not os.path.isfile(full):
-            raise FileNotFoundError(f"file not found: {file_path}")
-        if detect_language(str(file_path)) is None:
-            raise ValueError(f"unsupported file type: {file_path}")
-        roots = sorted((r.root for r in self._manifest.repos()), key=len, reverse=True)
-        cwd = os.path.realpath(os.getcwd())
-        for root in [*roots, cwd]:
-            if full.startswith(root.rstrip(os.sep) + os.sep):
-                return root, os.path.relpath(full, root).replace(os.sep, "/")
-        parent = os.path.dirname(full)
-        return parent, os.path.basename(full)
 
     def repository_id_for(self, root: str) -> str:
         """The repository id used for ``root`` (fixed by ``repository_id`` or path-derived)."""
@@ -192,8 +182,42 @@ class CodeMemorySystem(MemorySystem):
         digest = hashlib.sha1(os.path.realpath(root).encode("utf-8", "surrogateescape"))
         return f"{os.path.basename(root.rstrip(os.sep)) or 'root'}-{digest.hexdigest()[:8]}"
 
-    def _indexer(self, root: str, progress: Callable | None) -> RepositoryIndexer:
-        repo_id = self.repository_id_for(root)
+    def index_tree(self, root: str, walked: Iterable[WalkedFile], *, repository_id: str,
+                   read: ReadFn | None = None, extractor: ExtractorFn | None = None,
+                   labels: LabelFn | None = None, force: Sequence[str] = (),
+                   progress: Callable[[IndexProgress], None] | None = None) -> IndexReport:
+        """Index a walked tree under its own id (an associative source), incrementally.
+
+        ``read`` replaces the disk reader (files in an archive), ``extractor`` the parsing pool
+        (wrap ``self.extractor``), ``labels`` adds metadata per entity; ``force`` paths are
+        re-extracted. The walk is complete; ``last_index_report`` is left alone.
+        """
+        with self._index_lock:
+            indexer = self._indexer(root, progress, repo_id=repository_id, read=read,
+                                    extract=extractor, labels=labels)
+            report = indexer.run(walked, complete=True, force=force)
+            self._finish(report, record=False)
+            return report
+
+    def forget_repository(self, repository_id: str) -> int:
+        """Remove a repository id's memories from the store, the manifest and the sink."""
+        with self._index_lock:
+            deleted = MemorySystem.delete_memories(self, {"repo_id": repository_id})
+            self._manifest.drop_repo(repository_id)
+            self._sink.forget_repository(repository_id)
+            return deleted
+
+    @property
+    def extractor(self) -> ExtractorFn:
+        """The parsing seam in use (the crash-contained pool by default)."""
+        return self._extractor
+
+    def _indexer(self, root: str, progress: Callable | None, *, repo_id: str | None = None,
+                 read: ReadFn | None = None, extract: ExtractorFn | None = None,
+                 labels: LabelFn | None = None) -> RepositoryIndexer:
+        repo_id = repo_id or self.repository_id_for(root)
+        if not repo_id:
+            raise ValueError("repository_id must be non-empty")
         self._ensure_space(repo_id, root)
         self._sink.check(repo_id, self._dense.space()[1])
         ops = MemoryOps(add=lambda items: MemorySystem.add_memories(self, items),
@@ -203,14 +227,17 @@ class CodeMemorySystem(MemorySystem):
                         get=lambda mid: MemorySystem.get_memory(self, mid),
                         embed=self._dense.embed_documents)
         return RepositoryIndexer(self._manifest, ops, repo_id=repo_id, root=root,
-                                 extract=self._extractor, max_file_bytes=self.max_file_bytes,
-                                 sink_push=self._sink.pusher(repo_id), progress=progress)
+                                 extract=extract or self._extractor,
+                                 max_file_bytes=self.max_file_bytes,
+                                 sink_push=self._sink.pusher(repo_id), progress=progress,
+                                 read=read, labels=labels)
 
-    def _finish(self, report: IndexReport) -> list[str]:
+    def _finish(self, report: IndexReport, record: bool = True) -> list[str]:
         self._sink.mark_synced(report.repo_id)
         self._recency.invalidate()
         report.memory_ids = self._manifest.entity_ids(report.repo_id)
-        self.last_index_report = report
+        if record:
+            self.last_index_report = report
         return list(report.memory_ids)
 
     def _ensure_space(self, repo_id: str, root: str) -> None:

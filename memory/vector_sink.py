@@ -31,6 +31,9 @@ PAYLOAD_KEYS = ("repo_id", "path", "qualified_name", "kind", "language", "start_
                 "end_line", "hash")
 """Entity facts copied into every point's metadata (besides ``source``, marker, memory id)."""
 
+SOURCE_LABEL_KEYS = ("source_name", "source_version", "source_kind", "public_name")
+"""Labels of an associative source's entity, copied when present (see ``sources``)."""
+
 
 class VectorSinkError(CodeMemoryError):
     """The vector sink refused a write or cannot hold this plugin's vectors."""
@@ -92,6 +95,7 @@ def payload_metadata(repo_id: str, memory_id: str, meta: Mapping[str, Any]) -> d
             out["hash"] = meta.get("entity_hash")
         else:
             out[key] = meta.get(key)
+    out.update({key: meta[key] for key in SOURCE_LABEL_KEYS if meta.get(key)})
     return out
 
 

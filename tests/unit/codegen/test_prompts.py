@@ -24,6 +24,10 @@ def _values(name: str) -> dict[str, str]:
                            "errors": "kind: missing (required)", "original": "ORIGINAL PROMPT"},
         "generate": {"metacode": meta, "draft": draft, "repo_context": "(none)",
                      "assoc_context": "(none)", "history": "- draft 1 failed: tests",
+                     "api_context": data_block("api", "textkit 1.2.0 textkit.words",
+                                               "from textkit import words\n"
+                                               "def words(text: str) -> list[str]\n"
+                                               "    Split text into words."),
                      "feedback": "- tests failed at test_x: assert 1 == 2",
                      "symbol": "slugify", "target_path": "text/slug.py"},
         "judge": {"metacode": meta, "checks": "1: words are joined with sep", "draft": draft,

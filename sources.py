@@ -1,0 +1,309 @@
+"""COMPOSITION: associative sources (other repositories, libraries, docs) for the Cat's glue.
+
+Turns the settings into sources, indexes them into the project's code memory (with progress),
+answers the chat commands "add source ...", "list sources", "remove source ..." as Markdown,
+reports each source for the status tool, and hands the draft loop its associative context and
+the API facts that validation checks library calls against. Every function takes what it needs
+(settings, project, data folder) and returns plain values: the glue decides when to call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .codegen.ports import API_REFERENCE, ContextSnippet
+from .memory.code_context import SOURCE_ENTITY
+from .memory.code_index import IndexProgress
+from .memory.codebase import CodeContext, CodeMemorySystem
+from .memory.errors import CodeMemoryError
+from .memory.repo_root import check_repository_root
+from .memory.sources import (
+    AssociativeMemory,
+    FolderSource,
+    SourceOptions,
+    SourceResult,
+    SourceRow,
+    configured_index,
+    declared_dependencies,
+    find_source,
+    format_sources,
+    parse_item,
+    parse_sources,
+)
+from .memory.sources.api_lookup import ApiTable
+from .memory.sources.spec import Source, split_items, unique_sources
+from .projects import PROGRESS_INTERVAL_S, Throttle
+from .settings import PluginSettings
+
+#: Memory types the associative context draws from (library entities become API references).
+ASSOCIATIVE_TYPES = (SOURCE_ENTITY, "documentation", "debugging_session", "task_note")
+#: Memory types ``search_code`` answers from: the repository and every source.
+SEARCH_TYPES = ("code_entity", SOURCE_ENTITY, "documentation", "debugging_session")
+
+_ADD = re.compile(r"^\s*(?:please\s+)?add\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+"
+                  r"(?P<arg>.+?)\s*$", re.I | re.S)
+_LIST = re.compile(r"^\s*(?:list|show)\s+(?:the\s+|my\s+|all\s+)?(?:associative\s+)?sources"
+                   r"\s*[?.!]?\s*$", re.I)
+_REMOVE = re.compile(r"^\s*(?:please\s+)?(?:remove|delete|drop)\s+(?:the\s+)?(?:associative\s+)?"
+                     r"source\s*:?\s+(?P<arg>.+?)\s*$", re.I | re.S)
+
+
+class Project(Protocol):
+    """What this module needs of ``projects.Project``."""
+
+    root: str
+    code: CodeMemorySystem
+
+
+@dataclass(frozen=True)
+class SourceCommand:
+    """A chat command's answer; ``settings_text`` is the new ``associative_sources`` value to
+    save (None: unchanged); ``reindex`` asks the glue to run ``index_sources`` now."""
+
+    answer: str
+    settings_text: str | None = None
+    reindex: bool = False
+
+
+_registry_lock = threading.Lock()
+_memories: weakref.WeakKeyDictionary[CodeMemorySystem, AssociativeMemory] = (
+    weakref.WeakKeyDictionary())
+
+
+def memory_for(project: Project) -> AssociativeMemory:
+    """The project's associative memory (one per code memory; gone when the project is)."""
+    with _registry_lock:
+        memory = _memories.get(project.code)
+        if memory is None:
+            memory = _memories[project.code] = AssociativeMemory(project.code)
+        return memory
+
+
+def source_options(settings: PluginSettings, data_dir: str,
+                   protected: Sequence[str] = ()) -> SourceOptions:
+    """How sources are read, from the settings; downloads are cached in the data folder."""
+    return SourceOptions(
+        cache_dir=os.path.join(data_dir, "sources", "downloads"),
+        index_url=configured_index(settings.package_index_url),
+        include_private=settings.source_include_private,
+        max_entities=settings.source_max_entities, max_bytes=settings.source_max_mb << 20,
+        max_file_bytes=settings.max_file_kb * 1024, protected=(data_dir, *protected))
+
+
+def configured_sources(settings: PluginSettings,
+                       repository_root: str = "") -> tuple[list[Source], list[str]]:
+    """The sources to index (the setting's, then the repository's declared dependencies when
+    switched on) and one message per item that cannot be used."""
+    parsed = parse_sources(settings.associative_sources)
+    sources, problems = list(parsed.sources), list(parsed.problems)
+    if settings.index_repository_dependencies and repository_root:
+        declared = declared_dependencies(repository_root)
+        sources += declared.sources
+        problems += declared.notes
+    return list(unique_sources(sources)), problems
+
+
+# -- indexing ----------------------------------------------------------------------------------
+def index_sources(project: Project, settings: PluginSettings, data_dir: str,
+                  notify: Callable[[str], None], protected: Sequence[str] = ()) -> str:
+    """Index every configured source (incrementally), remove the ones no longer configured,
+    and return a Markdown summary; progress goes to ``notify`` (throttled)."""
+    sources, problems = configured_sources(settings, project.root)
+    memory = memory_for(project)
+    if not sources and not memory.rows():
+        return ""
+    throttle = Throttle(PROGRESS_INTERVAL_S)
+
+    def progress(event: IndexProgress) -> None:
+        if event.phase == "resolve" or (event.phase != "done" and throttle.ready()):
+            what = event.path if event.phase == "resolve" else f"{event.done}/{event.total}"
+            notify(f"Associative sources: {event.phase} {what}")
+
+    started = time.monotonic()
+    results, removed = memory.sync(sources, source_options(settings, data_dir, protected),
+                                   progress)
+    return summarise(results, removed, problems, time.monotonic() - started)
+
+
+def summarise(results: Sequence[SourceResult], removed: Sequence[SourceRow],
+              problems: Sequence[str], seconds: float) -> str:
+    """The user-facing summary of one indexing pass over the sources."""
+    lines = [f"Associative sources: {len(results)} indexed in {seconds:.1f} s."]
+    for result in results:
+        lines.append(f"- {_describe(result.row)}{_changes(result)}")
+    lines.extend(f"- removed `{row.name}`: its entities left the store and the Cat's memory"
+                 for row in removed)
+    lines.extend(f"- note: {problem}" for problem in problems)
+    return "\n".join(lines)
+
+
+def _describe(row: SourceRow) -> str:
+    version = f" {row.version}" if row.version else ""
+    origin = f", {row.origin}" if row.origin and row.origin != row.kind else ""
+    text = f"`{row.name}`{version} ({row.kind}{origin}): {row.entities} entities"
+    if row.status == "error":
+        return f"`{row.name}` ({row.kind}): **not indexed**: {row.detail}" + (
+            f" (keeping {row.entities} entities of {row.version})" if row.entities else "")
+    return text + (f" (**capped**: {row.detail})" if row.status == "capped" else "")
+
+
+def _changes(result: SourceResult) -> str:
+    report = result.report
+    if report is None:
+        return ""
+    return (f"; {report.parsed} file(s) read, {report.unchanged} unchanged, "
+            f"{report.entities_added} added, {report.entities_removed} removed")
+
+
+# -- chat commands -----------------------------------------------------------------------------
+def parse_command(text: str) -> tuple[str, str] | None:
+    """``("add", arg)``, ``("list", "")`` or ``("remove", arg)`` for a source command."""
+    for verb, pattern in (("add", _ADD), ("remove", _REMOVE)):
+        found = pattern.match(text or "")
+        if found:
+            return verb, found.group("arg").strip().strip("`'\"")
+    if _LIST.match(text or ""):
+        return "list", ""
+    return None
+
+
+def add_source(settings: PluginSettings, data_dir: str, text: str,
+               protected: Sequence[str] = ()) -> SourceCommand:
+    """"add source X" (several: commas or lines): check each, and answer with the new setting
+    (the glue saves it, then runs ``index_sources``)."""
+    current = list(parse_sources(settings.associative_sources).sources)
+    added, lines = [], []
+    for item in split_items(text) or [text.strip()]:
+        try:
+            source = parse_item(item)
+            if isinstance(source, FolderSource):
+                check_repository_root(source.path, protected=(data_dir, *protected))
+        except (ValueError, CodeMemoryError) as err:
+            lines.append(f"I cannot add `{item[:200]}` as a source: {err}.")
+            continue
+        if find_source(current, source.spec) is not None:
+            lines.append(f"`{source.spec}` is already a source.")
+            continue
+        current.append(source)
+        added.append(f"`{source.spec}`")
+    if not added:
+        return SourceCommand("\n".join(lines + ["Say **list sources** to see what is indexed."]))
+    lines.insert(0, f"Added {', '.join(added)} to the associative sources; indexing now "
+                    "(progress follows).")
+    return SourceCommand("\n".join(lines), format_sources(current), reindex=True)
+
+
+def remove_source(settings: PluginSettings, project: Project, text: str) -> SourceCommand:
+    """"remove source X": drop it from the setting and its entities from everywhere now."""
+    current = parse_sources(settings.associative_sources).sources
+    source = find_source(current, text)
+    if source is None:
+        known = find_source(configured_sources(settings, project.root)[0], text)
+        if known is not None:
+            return SourceCommand(f"`{known.name}` is a dependency the repository declares; "
+                                 "switch off *Index the repository's dependencies* to drop it.")
+        return SourceCommand(f"`{text.strip()[:200]}` is not a source.\n\n"
+                             + list_sources(settings, project))
+    deleted = memory_for(project).remove(source.repo_id)
+    rest = [s for s in current if s.repo_id != source.repo_id]
+    return SourceCommand(f"Removed `{source.spec}`: {deleted} entities deleted from the "
+                         "plugin's store and the Cat's memory.", format_sources(rest))
+
+
+def list_sources(settings: PluginSettings, project: Project) -> str:
+    """Every configured source with its version, entity count, last index time and status."""
+    sources, problems = configured_sources(settings, project.root)
+    rows = {row.repo_id: row for row in memory_for(project).rows()}
+    if not sources and not rows:
+        return ("No associative sources. Add one with **add source /path/to/folder** or "
+                "**add source pip:NAME**, or in the plugin settings.")
+    lines = ["| source | kind | version | entities | last indexed | status |",
+             "|---|---|---|---|---|---|"]
+    for source in sources:
+        row = rows.pop(source.repo_id, None)
+        if row is None:
+            lines.append(f"| `{source.spec}` | {source.kind} | | 0 | never | not indexed yet |")
+        else:
+            lines.append(_table_row(row))
+    lines.extend(_table_row(row) + " (no longer configured)" for row in rows.values())
+    lines.extend(f"\nNote: {problem}" for problem in problems)
+    return "\n".join(lines)
+
+
+def _table_row(row: SourceRow) -> str:
+    status = row.status + (f": {row.detail}" if row.detail else "")
+    origin = f" ({row.origin})" if row.origin and row.origin != row.kind else ""
+    return (f"| `{row.name}` | {row.kind}{origin} | {row.version or '-'} | {row.entities} | "
+            f"{row.indexed_at or 'never'} | {status.replace('|', '/')} |")
+
+
+def status_lines(project: Project) -> list[str]:
+    """One line per indexed source for the status tool."""
+    return [f"- source {_describe(row)}, indexed {row.indexed_at or 'never'}"
+            for row in memory_for(project).rows()]
+
+
+# -- retrieval and the draft loop --------------------------------------------------------------
+def _retrieve(project: Project, query: str, current_file: str | None,
+              types: Sequence[str]) -> list[Any]:
+    context = CodeContext(user_query=query, current_file=current_file or None)
+    return asyncio.run(project.code.retrieve_relevant_memories(
+        context, filters={"type": {"$in": list(types)}}))
+
+
+def snippet(memory: Any) -> ContextSnippet:
+    """A retrieved memory as loop context: library entities as labelled API references."""
+    meta = memory.metadata or {}
+    label = " ".join(str(meta[k]) for k in ("source_name", "source_version") if meta.get(k))
+    if meta.get("type") == SOURCE_ENTITY:
+        return ContextSnippet(source=label, title=str(meta.get("public_name", "")),
+                              text=memory.text, score=memory.relevance_score,
+                              kind=API_REFERENCE)
+    where = meta.get("path") or meta.get("file_path") or ""
+    source = f"{label} docs: {where}" if label else f"{meta.get('type', 'memory')}:{where}"
+    return ContextSnippet(source=source, title=str(meta.get("qualified_name")
+                                                   or meta.get("title", "")),
+                          text=memory.text, score=memory.relevance_score)
+
+
+def associative_context(project: Project
+                        ) -> Callable[[str, str | None, int], list[ContextSnippet]]:
+    """The loop's associative ``ContextSource``: one scored retrieval over the sources and the
+    notes; up to ``limit`` API references plus up to ``limit`` other memories."""
+
+    def load(query: str, current_file: str | None, limit: int) -> list[ContextSnippet]:
+        snippets = [snippet(m) for m in _retrieve(project, query, current_file,
+                                                  ASSOCIATIVE_TYPES)]
+        api = [s for s in snippets if s.kind == API_REFERENCE][:limit]
+        return api + [s for s in snippets if s.kind != API_REFERENCE][:limit]
+
+    return load
+
+
+def search(project: Project, question: str, current_file: str = "") -> str:
+    """``search_code``: the repository's code and every source, scored together, labelled."""
+    memories = _retrieve(project, question, current_file, SEARCH_TYPES)
+    if not memories:
+        return "No indexed code or source is relevant to that question."
+    return project.code.format_memories_for_prompt(memories)
+
+
+def api_facts(project: Project) -> ApiTable:
+    """The loop's ``ApiFacts``: what the indexed libraries offer (for the ``api`` check)."""
+    return memory_for(project).api_table()
+
+
+def references_note(outcome: Any) -> str:
+    """The result message's line naming the library entities that informed the draft."""
+    refs = list(getattr(outcome, "api_references", ()) or ())
+    if not refs:
+        return ""
+    return "Library APIs that informed this draft: " + ", ".join(f"`{r}`" for r in refs) + "."

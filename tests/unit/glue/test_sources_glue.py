@@ -1,0 +1,163 @@
+"""Associative sources through the composition module, on a real project (SQLite, the parsing
+pool, a Cat-shaped Qdrant collection) built by ``runtime.project_of`` from the settings.
+
+Covers what the glue will call: indexing from the settings (a folder, an installed and a
+downloaded distribution), the chat commands, the status lines, ``search_code`` and the loop's
+associative context and API facts, down to the generation prompt of a request that needs a
+library. Only the LLM is scripted.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codemem import projects, runtime, sources
+from codemem.codegen.loop import Committed, LoopConfig, run_draft_loop
+from codemem.memory.scratchpad import Scratchpad
+
+from ...fakes import FunctionLLM
+from ..codegen.helpers_codegen import GOOD_SLUG, entity, slug_meta
+from ..memory.sources.library import TEXTKIT_V1, publish, serve
+from .test_code_index_glue import make_cat
+
+WRONG = ("import textkit\n\n\ndef slugify(text: str, sep: str = '-') -> str:\n"
+         "    return textkit.slugify(text, separator=sep)\n")
+
+
+def answer(prompt: str) -> str:
+    if prompt.startswith("You rate how useful a stored memory"):
+        return json.dumps({"score": 0.9, "reason": "relevant"})
+    if prompt.startswith("You write Python code for one goal"):
+        first = "Feedback on the previous attempt:\n(first attempt)" in prompt
+        return entity("text/slug.py", "slugify", WRONG if first else GOOD_SLUG)
+    if prompt.startswith("You are a strict reviewer"):
+        return json.dumps({"checks": [{"check": 1, "pass": True, "reason": "ok"},
+                                      {"check": 2, "pass": True, "reason": "ok"}]})
+    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    repo = tmp_path / "workspace"
+    (repo / "text").mkdir(parents=True)
+    (repo / "text" / "slug.py").write_text("def slugify(text, sep='-'):\n    return text\n")
+    other = tmp_path / "other"
+    (other / "docs").mkdir(parents=True)
+    (other / "docs" / "slugs.md").write_text("# Slugs\n\nSlugs are lower-case, dash-joined.\n")
+    cat, sent, declarative = make_cat(tmp_path, repo)
+    settings = cat.mad_hatter.plugins[runtime.PLUGIN_ID].load_settings()
+    llm = FunctionLLM(answer, limit=200)
+    monkeypatch.setattr(projects, "cat_llm", llm)
+    publish(tmp_path / "index", "textkit", "1.0", TEXTKIT_V1)
+    with serve(tmp_path / "index") as (url, _):
+        settings.update(associative_sources=f"{other}\npip:iniconfig, pip:textkit",
+                        package_index_url=url, extended_loop=False)
+        yield cat, sent, declarative, llm, other
+
+
+def current(cat):
+    project, settings = runtime.project_of(cat)
+    return project, settings, runtime.data_dir(settings)
+
+
+def index(cat) -> str:
+    project, settings, data_dir = current(cat)
+    notes: list[str] = []
+    summary = sources.index_sources(project, settings, data_dir, notes.append)
+    assert any(n.startswith("Associative sources: resolve pip:textkit") for n in notes)
+    return summary
+
+
+def points_of(declarative, repo_id):
+    records, _ = declarative.get_all_points()
+    return [r for r in records if r.payload["metadata"].get("repo_id") == repo_id]
+
+
+def test_index_list_status_and_search(setup):
+    cat, _, declarative, llm, _ = setup
+    summary = index(cat)
+    assert summary.startswith("Associative sources: 3 indexed in ")
+    assert "- `other` (folder): 1 entities" in summary
+    assert "`textkit` 1.0 (pip, downloaded): " in summary
+    assert "`iniconfig` " in summary and "(pip, installed)" in summary
+    project, settings, _ = current(cat)
+    table = sources.list_sources(settings, project)
+    assert "| `textkit` | pip (downloaded) | 1.0 |" in table and "| ok |" in table
+    assert any(line.startswith("- source `textkit` 1.0 (pip, downloaded): ")
+               for line in sources.status_lines(project))
+    found = sources.search(project, "make a URL slug with textkit")
+    assert "[textkit 1.0 function] textkit.slugify (textkit/slug.py:1)" in found
+    docs = sources.search(project, "are slugs lower-case and dash-joined?")
+    assert "[documentation: other docs] other: Slugs" in docs
+    assert points_of(declarative, "src-pip-textkit")
+
+
+def test_the_generation_prompt_carries_the_library_api_and_a_wrong_call_is_caught(setup):
+    cat, _, _, llm, _ = setup
+    index(cat)
+    project, _, _ = current(cat)
+    pad = Scratchpad()
+    pad.start_task("t1")
+    outcome = run_draft_loop(
+        slug_meta(constraints=[]), task_id="t1", llm=llm, store=project.commits, notes=pad,
+        repo_files={"text/__init__.py": "", "text/slug.py": "def slugify(t):\n    return t\n"},
+        associative=sources.associative_context(project), api_facts=sources.api_facts(project),
+        config=LoopConfig(max_iterations=3))
+    assert isinstance(outcome, Committed) and outcome.iterations == 2
+    generate = [p for p in llm.prompts if p.startswith("You write Python code")]
+    api = generate[0].split("Library APIs you may call", 1)[1].split("Earlier attempts")[0]
+    assert '<<<DATA kind="api" source="textkit 1.0 textkit.slugify">>>' in api
+    assert "from textkit import slugify" in api
+    assert "def slugify(text: str, sep: str = '-') -> str" in api
+    assert ("has no keyword argument `separator`. Real signature: "
+            "`textkit.slugify(text: str, sep: str = '-') -> str` (textkit 1.0)") in generate[1]
+    assert "textkit.slugify (textkit 1.0)" in outcome.api_references
+    assert sources.references_note(outcome).startswith(
+        "Library APIs that informed this draft: `")
+
+
+def test_chat_commands_add_list_and_remove_everywhere(setup, tmp_path):
+    cat, _, declarative, _, other = setup
+    index(cat)
+    project, settings, data_dir = current(cat)
+    assert sources.parse_command("add source /srv/lib") == ("add", "/srv/lib")
+    assert sources.parse_command("Please remove the source `pip:textkit`") == (
+        "remove", "pip:textkit")
+    assert sources.parse_command("list sources?") == ("list", "")
+    assert sources.parse_command("write a function that lists sources") is None
+
+    added = sources.add_source(settings, data_dir, "pip:attrs==23.1, pip:rich")
+    assert added.reindex and added.settings_text.splitlines()[-2:] == ["pip:attrs==23.1",
+                                                                       "pip:rich"]
+    assert added.answer.startswith("Added `pip:attrs==23.1`, `pip:rich` to the associative")
+    assert "already a source" in sources.add_source(settings, data_dir, str(other)).answer
+    assert "system folder" in sources.add_source(settings, data_dir, "/").answer
+    assert "overlaps" in sources.add_source(settings, data_dir, data_dir).answer
+    assert sources.add_source(settings, data_dir, "nope/relative").settings_text is None
+
+    assert points_of(declarative, "src-pip-textkit")
+    removed = sources.remove_source(settings, project, "textkit")
+    assert removed.answer.startswith("Removed `pip:textkit`: ")
+    assert removed.settings_text == f"{other}\npip:iniconfig"
+    assert points_of(declarative, "src-pip-textkit") == []
+    assert project.code.count_memories({"repo_id": "src-pip-textkit"}) == 0
+    assert "textkit" not in sources.list_sources(settings.model_copy(
+        update={"associative_sources": removed.settings_text}), project)
+    assert "is not a source" in sources.remove_source(settings, project, "flask").answer
+
+
+def test_dependencies_switch_and_nothing_configured(setup, tmp_path):
+    cat, _, _, _, _ = setup
+    project, settings, data_dir = current(cat)
+    (tmp_path / "workspace" / "requirements.txt").write_text("iniconfig\n")
+    quiet = settings.model_copy(update={"associative_sources": "",
+                                        "index_repository_dependencies": True})
+    found, problems = sources.configured_sources(quiet, project.root)
+    assert [s.spec for s in found] == ["pip:iniconfig"] and found[0].kind == "dependency"
+    assert "dependency the repository declares" in sources.remove_source(
+        quiet, project, "iniconfig").answer
+    none = settings.model_copy(update={"associative_sources": ""})
+    assert sources.index_sources(project, none, data_dir, lambda _: None) == ""
+    assert sources.list_sources(none, project).startswith("No associative sources.")

@@ -1,0 +1,14 @@
+"""One real extraction pool for the folder (starting worker processes costs time)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemem.memory.code_walk import PoolExtractor
+
+
+@pytest.fixture(scope="session")
+def source_pool():
+    extractor = PoolExtractor(workers=1)
+    yield extractor
+    extractor.close()
