@@ -1,0 +1,48 @@
+"""The base of every reply model: keys read whatever their spelling, errors said precisely.
+
+Models write ``Docstring``, ``doc_string``, ``docString``; reply models declare their fields once
+and their synonyms in ``synonyms``, and this base renames keys before pydantic validates, so each
+model only states what its values may be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from .coerce import normalise_keys, squash
+
+
+class ReplyModel(BaseModel):
+    """A reply (or part of one); unknown keys are ignored, known ones read in any spelling."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    #: other names of fields, e.g. ``{"explanation": "reason"}`` (any spelling of either)
+    synonyms: ClassVar[Mapping[str, str]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_keys(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            return normalise_keys(data, cls.key_names())
+        return data
+
+    @classmethod
+    def key_names(cls) -> dict[str, str]:
+        """Squashed spelling -> field name, for the fields and their synonyms."""
+        names = {squash(name): name for name in cls.model_fields}
+        names.update({squash(alias): name for alias, name in cls.synonyms.items()})
+        return names
+
+
+def describe_error(err: ValidationError) -> str:
+    """A pydantic error as one line per problem: ``checks[1].pass: <message>``."""
+    lines = []
+    for item in err.errors():
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in item["loc"])
+        message = str(item["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        lines.append(f"{where.lstrip('.')}: {message}" if where else message)
+    return "; ".join(dict.fromkeys(lines))
