@@ -31,11 +31,23 @@ def normalise_keys(data: Mapping[str, Any], names: Mapping[str, str]) -> dict[st
     given: dict[str, str] = {}
     for key, value in data.items():
         field = names.get(squash(str(key)), str(key))
-        if field in out and out[field] != value:
+        if field in out and not _same(out[field], value):
             raise ValueError(f"{given[field]!r} and {key!r} give two different values for "
                              f"{field!r} ({_short(out[field])} and {_short(value)})")
         out[field], given[field] = value, str(key)
     return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Two spellings of one answer: equal, equal words, or the same pass/fail."""
+    if a == b:
+        return True
+    if isinstance(a, str) and isinstance(b, str) and a.strip().lower() == b.strip().lower():
+        return True
+    try:
+        return as_flag(a) == as_flag(b)
+    except ValueError:
+        return False
 
 
 def _short(value: Any) -> str:

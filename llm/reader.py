@@ -50,7 +50,7 @@ class ReplySpec(Generic[T]):
     what: str
     #: validate a decoded JSON value; raise ValueError (or ReplyRefused) with a precise message
     build: Callable[[Any, ReadContext], T]
-    #: squashed keys that mark a JSON object as an attempt at this answer
+    #: squashed keys that mark a JSON object as an attempt at this answer (empty: any object)
     answer_keys: frozenset[str]
     #: squashed keys whose value may be lost to truncation without changing the meaning
     truncatable: frozenset[str] = frozenset({"reason"})
@@ -134,6 +134,8 @@ def _wrapped(decoded: Decoded, spec: ReplySpec[Any]) -> tuple[Any, tuple[Path, .
 
 
 def _is_attempt(value: Any, spec: ReplySpec[Any]) -> bool:
+    if not spec.answer_keys:  # any JSON object is an attempt at this answer
+        return isinstance(value, dict)
     if isinstance(value, list):
         value = next((v for v in value if isinstance(v, dict)), None)
     return isinstance(value, dict) and bool({squash(str(k)) for k in value} & spec.answer_keys)

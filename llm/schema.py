@@ -20,14 +20,27 @@ class ReplyModel(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    #: other names of fields, e.g. ``{"explanation": "reason"}`` (any spelling of either)
+    #: other names of fields, e.g. ``{"explanation": "reason"}`` (any spelling of either); two
+    #: names of one field with different values are ambiguous and refused
     synonyms: ClassVar[Mapping[str, str]] = {}
+    #: names read as a field only when the field itself is absent (a looser relative)
+    fallbacks: ClassVar[Mapping[str, str]] = {}
 
     @model_validator(mode="before")
     @classmethod
     def _read_keys(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            return normalise_keys(data, cls.key_names())
+        if not isinstance(data, Mapping):
+            return data
+        named = normalise_keys(cls.prepare(dict(data)), cls.key_names())
+        for alias, target in cls.fallbacks.items():
+            given = next((k for k in named if squash(k) == squash(alias)), None)
+            if given is not None and target not in named:
+                named[target] = named.pop(given)
+        return named
+
+    @classmethod
+    def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """Reshape the raw object before keys are read (override for shape-level coercions)."""
         return data
 
     @classmethod
