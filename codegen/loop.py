@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .edits import Applied, apply_reply
-from .extended import ExtendedConfig, ExtendedDeps, ExtendedResult, run_extended
+from .extended import ExtendedConfig, ExtendedDeps, ExtendedResult, Revised, run_extended
 from .judge import JudgeVerdict, judge_draft
 from .loop_context import load_context
 from .metacode import MetaCode
@@ -43,6 +43,8 @@ class LoopConfig:
     memory_mb: int = 1024
     context_limit: int = 6
     history_limit: int = 6
+    #: calls per judge answer (the first included) before an unreadable one is disagreement
+    judge_attempts: int = 2
     extended: ExtendedConfig = field(default_factory=lambda: ExtendedConfig(enabled=False))
 
 
@@ -79,6 +81,8 @@ class Committed:
     stats: LoopStats = LoopStats()
     extended: ExtendedResult | None = None
     warnings: tuple[str, ...] = ()
+    #: changes the peer reviewer asked for that are not in this draft (shown to the user)
+    review_requests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -285,7 +289,7 @@ class _Run:
             return ex_report, None
         self._emit("judge", "started")
         return ex_report, judge_draft(self.meta, files, ex_report or "(no example tests)",
-                                      llm=self.judge_llm)
+                                      llm=self.judge_llm, attempts=self.config.judge_attempts)
 
     def _validate(self, files: dict[str, str], tests: dict[str, str],
                   checks: tuple[str, ...] | None) -> ValidationReport:
@@ -340,14 +344,17 @@ class _Run:
         self._note(f"iter{self.iteration}.rollback", {"to": head})
         self._emit("rollback", "done", f"back to {head[:10]}")
 
-    def _revise(self, feedback: str, head: str) -> tuple[dict[str, str], str] | None:
+    def _revise(self, feedback: str, head: str) -> Revised | str:
         """One extra iteration from ``head`` with the reviewer's feedback (extended step)."""
+        if self.iteration >= self.config.max_iterations:
+            return (f"no iteration left in the budget (max_iterations="
+                    f"{self.config.max_iterations})")
         self.iteration += 1
         attempt = self._attempt(head, feedback)
         if attempt.passed:
-            return dict(attempt.files or {}), self._commit(attempt, "passed")
+            return Revised(dict(attempt.files or {}), self._commit(attempt, "passed"))
         self._reject(attempt, head)
-        return None
+        return f"the revised draft did not pass validation ({attempt.report.as_feedback(300)})"
 
     # -- helpers ----------------------------------------------------------------------------
     def _ext_deps(self) -> ExtendedDeps:
@@ -390,7 +397,7 @@ class _Run:
         self._emit("done", "done", commit_id)
         warnings = tuple(self.warnings) + (ext.warnings if ext else ())
         return Committed(commit_id, self.iteration, attempt.report, dict(attempt.files or {}),
-                         self._stats(), ext, warnings)
+                         self._stats(), ext, warnings, ext.unapplied_review if ext else ())
 
     def _gave_up(self, reason: str, report: ValidationReport, head: str) -> GaveUp:
         self._note("loop.status", "gave_up")
