@@ -147,11 +147,14 @@ def _mentions_answer(text: str, spec: ReplySpec[Any]) -> bool:
 
 
 def _harmless_loss(path: Path, spec: ReplySpec[Any]) -> bool:
+    """A lost free-text field, or (part of) an entry of a list whose entries ``build`` checks
+    one by one: the cut keeps complete values only, so such an entry is missing or incomplete,
+    and ``build`` refuses or re-asks it, never reads it wrong."""
     keys = [squash(p) for p in path if isinstance(p, str)]
     if keys and keys[-1] in spec.truncatable:
         return True
-    return (len(path) >= 2 and isinstance(path[-1], int) and isinstance(path[-2], str)
-            and squash(path[-2]) in spec.partial_lists)
+    return any(isinstance(a, str) and squash(a) in spec.partial_lists and isinstance(b, int)
+               for a, b in zip(path, path[1:], strict=False))
 
 
 def _path_text(path: Path) -> str:

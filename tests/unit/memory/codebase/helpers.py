@@ -3,7 +3,6 @@ extraction pool (instrumentation, not mocks), a rule-based fake scoring LLM, a s
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterable
@@ -12,7 +11,7 @@ from codemem.memory.code_walk import PoolExtractor
 from codemem.memory.codebase import CodeMemorySystem
 from codemem.memory.embedding import HashingEmbedder
 
-from ....fakes import AsyncFunctionLLM
+from ....fakes import AsyncFunctionLLM, answer_scoring
 
 SAMPLE = {
     "api/auth.py": (
@@ -102,12 +101,16 @@ class CountingExtractor:
 def scorer(rules: dict[str, float], default: float = 0.75) -> AsyncFunctionLLM:
     """Fake small LLM: score by the first keyword found in the memory part of the prompt."""
 
-    def score(prompt: str) -> str:
-        memory = prompt.split("Memory:\n<<<\n", 1)[-1]
+    def score_of(memory: str) -> tuple[float, str]:
         for key, value in rules.items():
             if key in memory:
-                return json.dumps({"score": value, "reason": f"mentions {key}"})
-        return json.dumps({"score": default, "reason": "generic"})
+                return value, f"mentions {key}"
+        return default, "generic"
+
+    def score(prompt: str) -> str:
+        answer = answer_scoring(prompt, score_of)
+        assert answer is not None, f"not a scoring prompt: {prompt[:200]!r}"
+        return answer
 
     return AsyncFunctionLLM(score)
 
