@@ -238,6 +238,12 @@ def _build(data: dict[str, Any]) -> MetaCode:
 _SPEC: ReplySpec[MetaCode] = metacode_spec(_build)
 
 
+def read_metacode(reply: str) -> MetaCode:
+    """The meta-code in one reply, read exactly as ``generate_metacode`` reads it (no LLM);
+    ``ReplyRefused`` (a ValueError) with the message the retry prompt would quote."""
+    return read_reply(reply, _SPEC)
+
+
 def parse_json_object(reply: str) -> dict[str, Any]:
     """The one JSON object in a reply (bare or fenced, reasoning stripped); MetaCodeInvalid
     with the reader's words when there is none."""
@@ -402,4 +408,5 @@ def _join(errors: list[str]) -> str:
     return "; ".join(errors)
 
 
-__all__ = ["KINDS", "Example", "IOSpec", "MetaCode", "generate_metacode", "parse_json_object"]
+__all__ = ["KINDS", "Example", "IOSpec", "MetaCode", "generate_metacode", "parse_json_object",
+           "read_metacode"]

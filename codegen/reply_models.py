@@ -13,7 +13,7 @@ import inspect
 import re
 from typing import Any
 
-from pydantic import ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ..llm.coerce import as_flag, as_text_list, squash
 from ..llm.reader import ReplySpec, model_spec
@@ -29,11 +29,12 @@ _NUMBER_KEYS = frozenset({"id", "index", "number", "checknumber", "checkid", "ch
 class CheckEntry(ReplyModel):
     """One acceptance check's verdict."""
 
-    synonyms = {"pass": "passed", "passes": "passed", "result": "passed", "status": "passed",
+    synonyms = {"passes": "passed", "result": "passed", "status": "passed",
                 "verdict": "passed", "met": "passed", "satisfied": "passed", "outcome": "passed",
                 **_REASON}
     check: int
-    passed: bool
+    #: read from "pass" (the prompt's key) or any synonym
+    passed: bool = Field(alias="pass")
     reason: str = ""
 
     @classmethod

@@ -88,19 +88,36 @@ def scale_hint(text: str) -> float | None:
     return scales.pop() if len(scales) == 1 else None
 
 
-def as_unit_score(value: Any, scale: float | None = None) -> float:
+def as_unit_score(value: Any, scale: float | None = None, *, explicit: bool = False,
+                  others_on_scale: bool = False) -> float:
     """A relevance score in [0, 1]: ``0.8``, ``"0.8"``, ``"8/10"``, ``"80%"``, or ``8`` on a
-    stated 0-10 scale. A number above 1 with no stated scale is ambiguous and refused."""
+    stated 0-10 scale. A number above 1 with no stated scale is ambiguous and refused.
+
+    ``scale`` is ``explicit`` when the answer gives it as a value (every score is on it), else
+    a hint from the reply's words: then a score of exactly ``1`` could mean 1.0 or 1 out of 10,
+    and is refused. ``others_on_scale``: other scores of the same answer are above 1 on the
+    hinted scale, so whole numbers are on it too and a fraction up to 1 is ambiguous.
+    """
     if isinstance(value, bool) or value is None:
         raise ValueError(f"score {_short(value)} is not a number from 0.0 to 1.0")
     if isinstance(value, str):
         value, scale = _parse_score_text(value, scale)
+        if scale is None:
+            explicit = others_on_scale = False
     if not isinstance(value, int | float) or not math.isfinite(value):
         raise ValueError(f"score {_short(value)} is not a number from 0.0 to 1.0")
-    if 0.0 <= value <= 1.0:
-        return float(value)
     if value < 0:
         raise ValueError(f"score {value} is negative; give a number from 0.0 to 1.0")
+    whole = isinstance(value, int)
+    if (explicit and scale) or value > 1.0 or (others_on_scale and whole and scale):
+        return _on_scale(value, scale)
+    if value > 0 and scale is not None and (others_on_scale or whole and value == 1):
+        raise ValueError(f"score {value} is ambiguous: the answer also uses a 0-{scale:g} "
+                         "scale; give every score as a number from 0.0 to 1.0")
+    return float(value)
+
+
+def _on_scale(value: float, scale: float | None) -> float:
     if scale is None:
         raise ValueError(f"score {value} is outside 0.0-1.0 and the answer does not say what "
                          "scale it is on; give a number from 0.0 to 1.0")
@@ -109,7 +126,7 @@ def as_unit_score(value: Any, scale: float | None = None) -> float:
     return float(value) / scale
 
 
-def _parse_score_text(text: str, scale: float | None) -> tuple[float, float | None]:
+def _parse_score_text(text: str, scale: float | None) -> tuple[float | int, float | None]:
     fraction = _FRACTION.match(text)
     if fraction:
         top, bottom = float(fraction.group(1)), float(fraction.group(2))
@@ -123,7 +140,8 @@ def _parse_score_text(text: str, scale: float | None) -> tuple[float, float | No
         return float(percent.group(1)) / 100.0, None
     number = _NUMBER.match(text)
     if number:
-        return float(number.group(1)), scale
+        digits = number.group(1)
+        return (float(digits) if "." in digits else int(digits)), scale
     raise ValueError(f"score {_short(text)} is not a number from 0.0 to 1.0")
 
 

@@ -113,6 +113,9 @@ def _read_candidate(candidate: Candidate, spec: ReplySpec[T], hint: float | None
         raise _NotAnAnswer(str(err)) from None
     value, lost = _wrapped(decoded, spec)
     if not _is_attempt(value, spec):
+        if decoded.truncated and _mentions_answer(candidate.text, spec):
+            raise ReplyRefused(f"the answer is cut off before it gives {spec.what}; answer "
+                               "again, completely and more briefly")
         raise _NotAnAnswer(f"a JSON value without {_keys(spec)}")
     bad = [p for p in lost if not _harmless_loss(p, spec)]
     if bad:

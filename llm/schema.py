@@ -45,9 +45,12 @@ class ReplyModel(BaseModel):
 
     @classmethod
     def key_names(cls) -> dict[str, str]:
-        """Squashed spelling -> field name, for the fields and their synonyms."""
-        names = {squash(name): name for name in cls.model_fields}
-        names.update({squash(alias): name for alias, name in cls.synonyms.items()})
+        """Squashed spelling -> the key pydantic reads (the field's alias, else its name)."""
+        wire = {name: field.alias or name for name, field in cls.model_fields.items()}
+        names = {squash(key): key for key in wire.values()}
+        names.update({squash(name): key for name, key in wire.items()})
+        names.update({squash(alias): wire.get(name, name) for alias, name in
+                      cls.synonyms.items()})
         return names
 
 
@@ -56,6 +59,7 @@ def describe_error(err: ValidationError) -> str:
     lines = []
     for item in err.errors():
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in item["loc"])
-        message = str(item["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        message = "missing" if item["type"] == "missing" else str(item["msg"]).removeprefix(
+            "Value error, ").removeprefix("Assertion failed, ")
         lines.append(f"{where.lstrip('.')}: {message}" if where else message)
     return "; ".join(dict.fromkeys(lines))

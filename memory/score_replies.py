@@ -50,8 +50,10 @@ class ScoreReply(ReplyModel):
     @field_validator("score", mode="before")
     @classmethod
     def _unit(cls, value: Any, info: ValidationInfo) -> float:
-        scale = info.data.get("scale") or (info.context or {}).get("scale")
-        return as_unit_score(value, scale)
+        context = info.context or {}
+        given = info.data.get("scale")
+        return as_unit_score(value, given or context.get("scale"), explicit=bool(given),
+                             others_on_scale=bool(context.get("others_on_scale")))
 
     @field_validator("reason", mode="before")
     @classmethod
@@ -101,15 +103,18 @@ def list_spec(ids: tuple[str, ...]) -> ReplySpec[ListRead]:
         entries = _entries(value)
         read: dict[str, ScoreReply] = {}
         refused: dict[str, str] = {}
+        context = {"scale": ctx.scale, "others_on_scale": ctx.scale is not None and any(
+            _raw_score(e) > 1 for e in entries)}
         for entry in entries:
-            _read_entry(entry, ids, ctx, read, refused)
+            _read_entry(entry, ids, context, read, refused)
         if not read and not refused:
             raise ReplyRefused(f"no entry names one of the memory ids ({', '.join(ids)})")
         return ListRead(read, refused)
 
     schema = {"type": "object", "properties": {"scores": {"type": "array", "items":
               ListEntry.model_json_schema()}}, "required": ["scores"]}
-    keys = {"scores", "id", "score", "memoryid", "relevance", *(squash(i) for i in ids)}
+    keys = {"scores", "results", "ratings", "id", "score", "memoryid", "relevance",
+            *(squash(i) for i in ids)}
     return ReplySpec("a score for every memory id", build, frozenset(keys),
                      partial_lists=frozenset({"scores"}), wrap_list="scores",
                      json_schema=schema)
@@ -131,12 +136,25 @@ def _entries(value: Any) -> list[Any]:
     return listed
 
 
-def _read_entry(entry: Any, ids: tuple[str, ...], ctx: ReadContext,
+def _raw_score(entry: Any) -> float:
+    """The number an entry gives as its score (0 when it gives none we can see)."""
+    if not isinstance(entry, dict):
+        return 0.0
+    for key, value in entry.items():
+        if ListEntry.key_names().get(squash(str(key))) == "score":
+            try:
+                return float(value)
+            except (TypeError, ValueError):
+                return 0.0
+    return 0.0
+
+
+def _read_entry(entry: Any, ids: tuple[str, ...], context: dict[str, Any],
                 read: dict[str, ScoreReply], refused: dict[str, str]) -> None:
     if not isinstance(entry, dict):
         return  # a bare number has no id: the memory it meant is asked for again
     try:
-        parsed = ListEntry.model_validate(entry, context={"scale": ctx.scale})
+        parsed = ListEntry.model_validate(entry, context=context)
     except ValidationError as err:
         key = _entry_id(entry)
         if key in ids:
