@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,12 +114,15 @@ def _name(node: ast.expr) -> str:
     return ""
 
 
+_EXACT: dict[str | None, Callable[[Any], bool]] = {
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool), "str": lambda v: isinstance(v, str),
+    "None": lambda v: v is None, None: lambda v: v is None}
+
+
 def _scalar(value: Any, name: str | None) -> _Fit:
-    exact = {"int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-             "float": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-             "bool": lambda v: isinstance(v, bool), "str": lambda v: isinstance(v, str),
-             "None": lambda v: v is None, None: lambda v: v is None}
-    if exact[name](value):
+    if _EXACT[name](value):
         return _Fit(value, False)
     if isinstance(value, str) and name == "int" and _INT.match(value):
         return _Fit(int(value), True)

@@ -46,45 +46,50 @@ def scan(text: str, start: int) -> Scan:
     result = Scan(start)
     stack: list[_Frame] = []
     i, last_sig = start, ""
-    pending_key: tuple[str, int] | None = None
+    pending_key: str | None = None
     while i < len(text):
         ch = text[i]
-        if ch in "\"'" and (ch == '"' or last_sig in _VALUE_START or last_sig == ""):
+        if ch in "\"'" and (ch == '"' or last_sig in _VALUE_START):
             end = _string_end(text, i)
             if end is None:
                 return result
             if ch == "'" or text.startswith('"""', i):
                 result.odd_strings.append((i, end))
-            pending_key = (_unquote(text[i:end]), end)
-            i, last_sig = end, ch
+            pending_key, i, last_sig = _unquote(text[i:end]), end, ch
             continue
-        if ch in "#/" and _comment_end(text, i) is not None:
-            i = _comment_end(text, i) or len(text)
+        comment_end = _comment_end(text, i) if ch in "#/" else None
+        if comment_end is not None:
+            i = comment_end
             continue
-        if ch in "{[":
-            stack.append(_Frame(ch == "{"))
-            result.cuts.append(i + 1)
-        elif ch in "}]":
-            if not stack:
-                return result
-            _close_value(stack[-1], text, i, result)
-            stack.pop()
-            result.cuts.append(i + 1)
-            if not stack:
-                result.end = i + 1
-                return result
-        elif ch == ":" and stack and stack[-1].is_object:
-            key = pending_key[0] if pending_key else _bare_key(text, i)
-            stack[-1].key, stack[-1].value_at = key, i + 1
-        elif ch == "," and stack:
-            _close_value(stack[-1], text, i, result)
-            result.cuts.append(i)
+        if _structural(ch, text, i, stack, pending_key, result):
+            return result
         if not ch.isspace():
-            last_sig = ch
-            if ch not in "\"'":
-                pending_key = None
+            last_sig, pending_key = ch, None
         i += 1
     return result
+
+
+def _structural(ch: str, text: str, i: int, stack: list[_Frame], pending_key: str | None,
+                result: Scan) -> bool:
+    """Apply one structural character; True when the outermost bracket closed (or broke)."""
+    if ch in "{[":
+        stack.append(_Frame(ch == "{"))
+        result.cuts.append(i + 1)
+    elif ch in "}]":
+        if not stack:
+            return True
+        _close_value(stack.pop(), text, i, result)
+        result.cuts.append(i + 1)
+        if not stack:
+            result.end = i + 1
+            return True
+    elif ch == ":" and stack and stack[-1].is_object:
+        key = pending_key if pending_key is not None else _bare_key(text, i)
+        stack[-1].key, stack[-1].value_at = key, i + 1
+    elif ch == "," and stack:
+        _close_value(stack[-1], text, i, result)
+        result.cuts.append(i)
+    return False
 
 
 def _string_end(text: str, i: int) -> int | None:

@@ -8,7 +8,7 @@ repeats the same prompt. Either way it uses one attempt of the budget.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -117,17 +117,4 @@ def ask(llm: Callable[[str], str], prompt: str, spec: ReplySpec[T], *, attempts:
     exchange = Exchange(prompt, spec, attempts=attempts, retry=retry)
     while (next_prompt := exchange.next_prompt()) is not None:
         exchange.feed(complete(llm, next_prompt, spec))
-    return exchange.result()
-
-
-async def ask_async(llm: Callable[[str], Awaitable[str] | str], prompt: str,
-                    spec: ReplySpec[T], *, attempts: int = 2,
-                    retry: RetryPrompt = retry_prompt) -> Asked[T]:
-    """``ask`` for an async (or sync) completer."""
-    import inspect
-
-    exchange = Exchange(prompt, spec, attempts=attempts, retry=retry)
-    while (next_prompt := exchange.next_prompt()) is not None:
-        reply = complete(llm, next_prompt, spec)
-        exchange.feed(await reply if inspect.isawaitable(reply) else reply)
     return exchange.result()

@@ -14,9 +14,10 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..llm.errors import ReplyRefused
-from ..llm.reader import read_reply
+from ..llm.reader import ReplySpec, read_reply
 from ..llm.retry import Exchange, complete
 from ..llm.templates import data_block
 from .errors import CodeMemoryError
@@ -83,12 +84,13 @@ def parse_score_reply(reply: object) -> Score:
         raise ScoreReplyError(str(err)) from None
 
 
-async def call_model(llm: LLMFn, prompt: str, timeout: float | None, spec: object) -> str:
+async def call_model(llm: LLMFn, prompt: str, timeout: float | None,
+                     spec: ReplySpec[Any]) -> str:
     """One call of the user's (sync or async) function, natively asking for JSON if it can."""
-    result = complete(llm, prompt, spec)  # type: ignore[arg-type]
+    result = complete(llm, prompt, spec)
     if inspect.isawaitable(result):
         result = await asyncio.wait_for(result, timeout) if timeout else await result
-    return result  # type: ignore[return-value]
+    return str(result) if not isinstance(result, str) else result
 
 
 def failure(err: BaseException, timeout: float | None) -> str:

@@ -122,3 +122,22 @@ def answer_scoring(prompt: str, score_of: Callable[[str], tuple[float, str]]) ->
         score, reason = score_of(items[0][1])
         return json.dumps({"score": score, "reason": reason})
     return None
+
+
+def keyword_scorer(rules: dict[str, float], default: float, other: str
+                   ) -> Callable[[str], str]:
+    """A scoring model: ``rules[k]`` for the first keyword ``k`` in a memory, else ``default``
+    (reason ``other``); answers both schemes, fails on any other prompt."""
+
+    def score_of(memory: str) -> tuple[float, str]:
+        for key, value in rules.items():
+            if key in memory:
+                return value, f"mentions {key}"
+        return default, other
+
+    def score(prompt: str) -> str:
+        answer = answer_scoring(prompt, score_of)
+        assert answer is not None, f"not a scoring prompt: {prompt[:200]!r}"
+        return answer
+
+    return score

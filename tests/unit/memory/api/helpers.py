@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from codemem.memory.system import MemorySystem
 
-from ....fakes import AsyncFunctionLLM, FunctionLLM, answer_scoring, scoring_blocks
+from .... import fakes
+from ....fakes import AsyncFunctionLLM, FunctionLLM, scoring_blocks
 
 
 def memory_of(prompt: str) -> str:
@@ -30,19 +31,7 @@ def reply(score: float, reason: str = "because") -> str:
 
 def keyword_scorer(rules: dict[str, float], default: float = 0.1) -> Callable[[str], str]:
     """Score = rules[k] for the first keyword k found in the memory text, else ``default``."""
-
-    def score_of(memory: str) -> tuple[float, str]:
-        for key, value in rules.items():
-            if key in memory:
-                return value, f"mentions {key}"
-        return default, "unrelated"
-
-    def score(prompt: str) -> str:
-        answer = answer_scoring(prompt, score_of)
-        assert answer is not None, f"not a scoring prompt: {prompt[:200]!r}"
-        return answer
-
-    return score
+    return fakes.keyword_scorer(rules, default, "unrelated")
 
 
 def async_llm(rules: dict[str, float] | None = None, default: float = 0.1,

@@ -11,7 +11,7 @@ from codemem.memory.code_walk import PoolExtractor
 from codemem.memory.codebase import CodeMemorySystem
 from codemem.memory.embedding import HashingEmbedder
 
-from ....fakes import AsyncFunctionLLM, answer_scoring
+from ....fakes import AsyncFunctionLLM, keyword_scorer
 
 SAMPLE = {
     "api/auth.py": (
@@ -100,19 +100,7 @@ class CountingExtractor:
 
 def scorer(rules: dict[str, float], default: float = 0.75) -> AsyncFunctionLLM:
     """Fake small LLM: score by the first keyword found in the memory part of the prompt."""
-
-    def score_of(memory: str) -> tuple[float, str]:
-        for key, value in rules.items():
-            if key in memory:
-                return value, f"mentions {key}"
-        return default, "generic"
-
-    def score(prompt: str) -> str:
-        answer = answer_scoring(prompt, score_of)
-        assert answer is not None, f"not a scoring prompt: {prompt[:200]!r}"
-        return answer
-
-    return AsyncFunctionLLM(score)
+    return AsyncFunctionLLM(keyword_scorer(rules, default, "generic"))
 
 
 async def no_sleep(_seconds: float) -> None:
