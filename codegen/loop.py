@@ -111,16 +111,25 @@ class _Attempt:
 
 
 class _Meter:
-    """Counts LLM calls and their time (thread-safe) so stats can exclude the model."""
+    """Counts LLM calls and their time (thread-safe) so stats can exclude the model.
+
+    A completer that can ask for JSON natively keeps that capability (``complete_json``).
+    """
 
     def __init__(self, llm: Completer) -> None:
         self._llm, self._lock = llm, threading.Lock()
         self.calls, self.seconds = 0, 0.0
+        native = getattr(llm, "complete_json", None)
+        if callable(native):
+            self.complete_json = lambda prompt, schema: self._timed(native, prompt, schema)
 
     def __call__(self, prompt: str) -> str:
+        return self._timed(self._llm, prompt)
+
+    def _timed(self, call: Callable[..., str], *args: Any) -> str:
         start = time.perf_counter()
         try:
-            return self._llm(prompt)
+            return call(*args)
         finally:
             with self._lock:
                 self.calls += 1

@@ -102,3 +102,24 @@ def test_reasoning_model_style_reaches_a_final_commit_with_the_exact_calls(store
     assert [c.verdict for c in store.log(TASK)] == ["final", "passed", "passed", "imported"]
     retry = [p for p in llm.prompts if p.startswith("Your previous answer could not be used")]
     assert len(retry) == 2 and "ended inside its reasoning block" in retry[0] + retry[1]
+
+
+class NativeJsonModel(FunctionLLM):
+    """A completer with the native-JSON capability ``structured_llm`` gives the Cat's model."""
+
+    def __init__(self, inner: FunctionLLM) -> None:
+        super().__init__(inner._fn)
+        self.json_calls = 0
+
+    def complete_json(self, prompt: str, json_schema: dict) -> str:
+        self.json_calls += 1
+        return self(prompt)
+
+
+def test_the_loop_keeps_a_native_json_capability_and_counts_its_calls(store) -> None:  # noqa: F811,E501
+    llm = NativeJsonModel(reasoning_model())
+    config = LoopConfig(max_iterations=3, extended=ExtendedConfig(enabled=True))
+    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, repo_files=REPO,
+                             validator=VALIDATE, select_tests=SELECT, config=config)
+    assert isinstance(outcome, Committed) and outcome.stats.llm_calls == 8
+    assert llm.json_calls == 6  # judge 3, docs 2, review 1; code generation stays plain text
