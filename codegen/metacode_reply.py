@@ -88,6 +88,7 @@ class MetaCodeReply(ReplyModel):
     constraints: list[str] = []
     acceptance_checks: list[str] = []
     assumptions: list[str] = []
+    questions: list[str] = []
 
     @field_validator("target_path", "symbol", "signature", "behaviour", mode="before")
     @classmethod
@@ -123,7 +124,8 @@ class MetaCodeReply(ReplyModel):
             return [_example_from_text(v) if isinstance(v, str) else v for v in value]
         return value
 
-    @field_validator("constraints", "acceptance_checks", "assumptions", mode="before")
+    @field_validator("constraints", "acceptance_checks", "assumptions", "questions",
+                     mode="before")
     @classmethod
     def _lists(cls, value: Any) -> list[str]:
         return as_text_list(value, ("check", "text", "description", "constraint", "assumption"))
@@ -138,7 +140,7 @@ class MetaCodeReply(ReplyModel):
         data["examples"] = [e.to_data() for e in self.examples]
         data.update(constraints=list(self.constraints),
                     acceptance_checks=list(self.acceptance_checks),
-                    assumptions=list(self.assumptions))
+                    assumptions=list(self.assumptions), questions=list(self.questions))
         ignored = sorted(k for k in raw if k not in self.key_names().values()
                          and squash(str(k)) not in self.key_names()
                          and squash(str(k)) not in {squash(f) for f in self.fallbacks})
