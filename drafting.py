@@ -130,6 +130,9 @@ def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str) -> s
         checks = ", ".join(f"{r.check} {r.status}" for r in outcome.report.results)
         parts.append(f"Validation: {checks or 'no checks ran'}.")
         parts.extend(f"Note: {w}" for w in outcome.warnings)
+        if outcome.review_requests:
+            parts.append("The peer reviewer asked for changes that are not in this draft:\n"
+                         + "\n".join(f"- {c}" for c in outcome.review_requests))
         parts.append("Your repository was not changed: the draft lives in the plugin's history.")
         return "\n\n".join(parts)
     last = outcome.last_good[:12] if outcome.last_good else "none"

@@ -54,6 +54,13 @@ class PythonVersion(str, Enum):
     py313 = "3.13"
 
 
+class ScoringMode(str, Enum):
+    """How the LLM scores retrieval candidates (the core's ``scoring_mode``)."""
+
+    listwise = "listwise"
+    pointwise = "pointwise"
+
+
 class PluginSettings(BaseModel):
     """Code Working Memory settings (admin panel)."""
 
@@ -89,6 +96,10 @@ class PluginSettings(BaseModel):
     max_memories: int = Field(
         15, ge=1, le=200, title="Max memories",
         description="Most memories put into one prompt.")
+    scoring_mode: ScoringMode = Field(
+        ScoringMode.listwise, title="Scoring mode",
+        description="listwise: one LLM call scores all candidates of a retrieval (by id); "
+        "pointwise: one call per candidate (the seed's scheme, many more calls).")
     batch_size: int = Field(
         10, ge=1, le=100, title="Scoring batch size",
         description="Concurrent LLM scoring calls.")

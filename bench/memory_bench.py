@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+import re
 import statistics
 import tempfile
 import time
@@ -26,7 +28,14 @@ WORDS = ("user account token session cache query index parse render commit branc
 KINDS = ("function", "class", "method", "doc", "note")
 
 
+_IDS = re.compile(r'<<<DATA kind="memory" source="(M\d+)">>>')
+
+
 async def instant_llm(prompt: str) -> str:
+    """Answers both schemes: every listwise id, or the one pointwise memory."""
+    ids = _IDS.findall(prompt)
+    if ids:
+        return json.dumps({"scores": [{"id": i, "score": 0.8, "reason": "fake"} for i in ids]})
     return '{"score": 0.8, "reason": "fake"}'
 
 
@@ -62,8 +71,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run_size(n: int, queries: int, rng: random.Random, workdir: Path) -> dict:
-    system = MemorySystem(instant_llm, str(workdir / f"bench_{n}.db"), enable_caching=False)
+def run_size(n: int, queries: int, rng: random.Random, workdir: Path,
+             scoring_mode: str = "listwise") -> dict:
+    system = MemorySystem(instant_llm, str(workdir / f"bench_{n}.db"), enable_caching=False,
+                          scoring_mode=scoring_mode)
     vocab = vocabulary(rng)
     items = synthetic(n, rng, vocab)
     start = time.perf_counter()
@@ -103,16 +114,18 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--scoring-mode", default="listwise", choices=("listwise", "pointwise"))
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    print(f"seed={args.seed} queries={args.queries} (cache off, instant fake LLM)")
+    print(f"seed={args.seed} queries={args.queries} scoring_mode={args.scoring_mode} "
+          "(cache off, instant fake LLM)")
     header = ("| memories | add_memories (bulk) /s | add_memory (single) /s | first query ms | "
               "p50 ms | p95 ms | p50 ms with filter | LLM calls/query |")
     print(header)
     print("|" + "---|" * 8)
     with tempfile.TemporaryDirectory(prefix="memory-bench-") as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            r = run_size(n, args.queries, rng, Path(tmp))
+            r = run_size(n, args.queries, rng, Path(tmp), args.scoring_mode)
             print(f"| {r['n']:,} | {r['bulk_per_s']:,.0f} | {r['single_per_s']:,.0f} | "
                   f"{r['cold_ms']:,.0f} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | "
                   f"{r['filtered_p50_ms']:.1f} | {r['llm_calls_per_query']:.1f} |", flush=True)

@@ -8,6 +8,7 @@ existing top-level imports.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -116,28 +117,44 @@ def _code_of(imports: list[cst.SimpleStatementLine], new: cst.CSTNode) -> str:
 def add_docstring(source: str, qualname: str, docstring: str) -> str:
     """``source`` with ``docstring`` as the first statement of ``qualname`` if it has none.
 
-    An existing docstring is the author's and stays; the text is escaped so it cannot end the
-    string literal early.
+    An existing docstring is the author's and stays. The literal is indented to the entity's
+    body and escaped (backslashes, quote runs, a final quote), so it always parses and reads back
+    as ``docstring``.
     """
     module = cst.parse_module(source)
-    target = _find(module.body, qualname.split("."))
-    if target is None or not isinstance(target.body, cst.IndentedBlock):
+    found = _find(module.body, qualname.split("."), "", module.default_indent)
+    if found is None or not isinstance(found[0].body, cst.IndentedBlock):
         return source
+    target, indent = found
     if target.body.body and _is_docstring(target.body.body[0]):
         return source
-    text = docstring.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    literal = f'"""{text}\n"""' if "\n" in text else f'"""{text}"""'
+    literal = docstring_literal(docstring, indent)
     doc = cst.SimpleStatementLine(body=[cst.Expr(cst.SimpleString(literal))])
     new = target.with_changes(body=target.body.with_changes(body=[doc, *target.body.body]))
     return module.deep_replace(target, new).code  # type: ignore[union-attr]
 
 
-def _find(stmts: Sequence[cst.BaseStatement], parts: list[str]
-          ) -> cst.FunctionDef | cst.ClassDef | None:
+def docstring_literal(docstring: str, indent: str) -> str:
+    """A triple-quoted literal for ``docstring`` whose continuation lines sit at ``indent``."""
+    text = docstring.replace("\r\n", "\n").replace("\r", "\n").strip().replace("\\", "\\\\")
+    text = re.sub(r'"(?=")|"$', r'\\"', text)
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return f'"""{lines[0]}"""'
+    rest = [f"{indent}{line}" if line.strip() else "" for line in lines[1:]]
+    return '"""' + "\n".join([lines[0], *rest]) + f'\n{indent}"""'
+
+
+def _find(stmts: Sequence[cst.BaseStatement], parts: list[str], outer: str, default: str
+          ) -> tuple[cst.FunctionDef | cst.ClassDef, str] | None:
+    """The definition and the absolute indentation of its body."""
     hits = [s for s in stmts if isinstance(s, _DEF) and s.name.value == parts[0]]
     if len(hits) != 1:
         return None
-    if len(parts) == 1:
-        return hits[0]
     body = hits[0].body
-    return _find(body.body, parts[1:]) if isinstance(body, cst.IndentedBlock) else None
+    inner = outer + (body.indent if isinstance(body, cst.IndentedBlock) and
+                     body.indent is not None else default)
+    if len(parts) == 1:
+        return hits[0], inner
+    return _find(body.body, parts[1:], inner, default) if isinstance(body, cst.IndentedBlock) \
+        else None

@@ -14,6 +14,8 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..llm.errors import ReplyRefused
+from ..llm.reader import answer_text
 from .edit_entity import replace_entity
 from .edit_search import search_replace
 from .errors import EditRejected
@@ -139,8 +141,13 @@ def parse_reply(reply: str, *, default_target: tuple[str, str] | None = None
     """Every modification in ``reply``; EditRejected when there is none or one is malformed.
 
     ``default_target`` = (path, symbol) lets a bare ```python block that defines the target's
-    name count as its whole-entity replacement (``symbol`` empty: the whole file).
+    name count as its whole-entity replacement (``symbol`` empty: the whole file). Reasoning
+    blocks are removed first: code the model only thought about is never the edit.
     """
+    try:
+        reply = answer_text(reply, "the edit")
+    except ReplyRefused as err:
+        raise EditRejected(str(err)) from None
     lines = reply.splitlines(keepends=True)
     mods: list[Modification] = []
     i, last_text = 0, ""

@@ -2,9 +2,12 @@
 
 Step 4 (concurrent): run the tests again and measure performance of the examples in the sandbox
 against the previous good draft. Step 5 (concurrent): generate documentation and ask an LLM peer
-review. Review feedback asking for changes becomes ONE more iteration (the loop supplies it as the
-``revise`` callback, so this module never imports the loop); the result is stored as a tagged final
-commit. Every step is switchable in :class:`ExtendedConfig`.
+review, both read by the ``llm`` layer and re-asked (with the refusal) within a small budget.
+Review feedback asking for changes becomes ONE more iteration when the loop's budget allows (the
+loop supplies it as the ``revise`` callback, so this module never imports the loop); changes not
+applied are handed back to the user, never dropped. The documented draft is validated again before
+it is tagged final: a draft that fails is rolled back and the last valid one is final.
+Every step is switchable in :class:`ExtendedConfig`.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..llm.retry import ask
 from .edit_entity import add_docstring
-from .judge import _json_object
 from .metacode import MetaCode
 from .prompts import data_block, draft_blocks, render
+from .reply_models import docs_spec, review_spec
 from .report import CheckResult, ValidationReport
 from .sandbox_protect import SandboxPolicy
 
@@ -41,6 +45,8 @@ class ExtendedConfig:
     #: Growth below these absolute amounts is noise, never a regression.
     perf_min_time_s: float = 0.002
     perf_min_bytes: int = 256 * 1024
+    #: calls per documentation or review answer (the first included) before it is given up
+    reply_attempts: int = 2
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,16 @@ class ExtendedResult:
     note: str = ""
     docstring: str = ""
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: changes the peer reviewer asked for that are NOT in the final draft (for the user)
+    unapplied_review: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Revised:
+    """The review's changes passed validation as ``commit_id`` holding ``files``."""
+
+    files: dict[str, str]
+    commit_id: str
 
 
 @dataclass(frozen=True)
@@ -102,7 +118,8 @@ class ExtendedDeps:
     sandbox: Callable[..., Any]
     snapshot: Callable[[], dict]
     emit: Callable[[str, str, str], None]
-    revise: Callable[[str, str], tuple[dict[str, str], str] | None]
+    #: one more iteration with the review's feedback: Revised, or why it was not applied
+    revise: Callable[[str, str], Revised | str]
     timeout_s: float = 30.0
     memory_mb: int = 512
     sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
@@ -122,22 +139,31 @@ def run_extended(deps: ExtendedDeps, files: dict[str, str], commit_id: str,
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-ext") as pool:
         docs = pool.submit(_docs, deps, files, config)
         review = pool.submit(_review, deps, files, report, config)
-        (docstring, note, warn), rev = docs.result(), review.result()
-    warnings = [warn] if warn else []
-    incorporated = False
-    if rev and rev.wants_changes and config.incorporate_review:
-        deps.emit("review", "started", "incorporating the peer review")
-        revised = deps.revise(_review_feedback(rev), commit_id)
-        if revised is None:
-            warnings.append("the peer review's changes did not pass validation; kept the "
-                            "reviewed draft")
-        else:
-            files, commit_id = revised
-            incorporated = True
-    final_id = _finalise(deps, files, commit_id, docstring, note, config)
+        (docstring, note, doc_warnings), (rev, rev_warnings) = docs.result(), review.result()
+    warnings = [*doc_warnings, *rev_warnings]
+    files, commit_id, unapplied = _incorporate(deps, rev, files, commit_id, config, warnings)
+    final_id = _finalise(deps, files, commit_id, docstring, note, config, warnings)
     return ExtendedResult(True, report, final_id, _files_of(deps, final_id, files),
-                          perf=comparison, review=rev, review_incorporated=incorporated,
-                          note=note, docstring=docstring, warnings=tuple(warnings))
+                          perf=comparison, review=rev, review_incorporated=not unapplied and
+                          bool(rev and rev.wants_changes), note=note, docstring=docstring,
+                          warnings=tuple(warnings), unapplied_review=unapplied)
+
+
+def _incorporate(deps: ExtendedDeps, rev: Review | None, files: dict[str, str], commit_id: str,
+                 config: ExtendedConfig, warnings: list[str]
+                 ) -> tuple[dict[str, str], str, tuple[str, ...]]:
+    """Apply the review's changes as one more iteration, or say why they are not applied."""
+    if rev is None or not rev.wants_changes:
+        return files, commit_id, ()
+    if not config.incorporate_review:
+        warnings.append("the peer reviewer asked for changes; applying them is switched off")
+        return files, commit_id, rev.comments
+    deps.emit("review", "started", "incorporating the peer review")
+    revised = deps.revise(_review_feedback(rev), commit_id)
+    if isinstance(revised, Revised):
+        return revised.files, revised.commit_id, ()
+    warnings.append(f"the peer review's changes are not in this draft: {revised}")
+    return files, commit_id, rev.comments
 
 
 def _rerun(deps: ExtendedDeps, files: dict[str, str], config: ExtendedConfig) -> ValidationReport:
@@ -193,36 +219,35 @@ def compare_perf(current: PerfMetrics, previous: PerfMetrics | None,
 
 
 def _docs(deps: ExtendedDeps, files: dict[str, str], config: ExtendedConfig
-          ) -> tuple[str, str, str]:
+          ) -> tuple[str, str, list[str]]:
+    """(docstring, note, warnings); an answer that stays unreadable is a warning, not silence."""
     if not config.documentation:
-        return "", "", ""
+        return "", "", []
     deps.emit("documentation", "started", "")
-    reply = deps.llm(render("docs", metacode=deps.meta.render_for_prompt(),
-                            draft=draft_blocks(files, deps.meta.target_path),
-                            symbol=deps.meta.symbol))
-    try:
-        data = _json_object(reply)
-    except ValueError as err:
-        return "", "", f"documentation answer unusable ({err}); no docstring added"
-    return str(data.get("docstring", "")).strip(), str(data.get("note", "")).strip(), ""
+    prompt = render("docs", metacode=deps.meta.render_for_prompt(),
+                    draft=draft_blocks(files, deps.meta.target_path), symbol=deps.meta.symbol)
+    asked = ask(deps.llm, prompt, docs_spec(), attempts=config.reply_attempts)
+    if asked.value is None:
+        return "", "", [f"the documentation answer could not be read after {asked.calls} "
+                        f"attempt(s) ({asked.refusal}); no docstring added"]
+    if asked.value.docstring is None:
+        return "", asked.value.note, ["the documentation step gave no docstring; none added"]
+    return asked.value.docstring, asked.value.note, []
 
 
 def _review(deps: ExtendedDeps, files: dict[str, str], report: ValidationReport,
-            config: ExtendedConfig) -> Review | None:
+            config: ExtendedConfig) -> tuple[Review | None, list[str]]:
     if not config.peer_review:
-        return None
+        return None, []
     deps.emit("review", "started", "")
-    reply = deps.llm(render("review", metacode=deps.meta.render_for_prompt(),
-                            draft=draft_blocks(files, deps.meta.target_path),
-                            tests=data_block("test_results", "sandbox", report.as_feedback())))
-    try:
-        data = _json_object(reply)
-    except ValueError:
-        return Review("unreadable")
-    comments = tuple(str(c) for c in data.get("comments", []) if str(c).strip()) \
-        if isinstance(data.get("comments"), list) else ()
-    verdict = data.get("verdict")
-    return Review(verdict if verdict in ("approve", "changes") else "unreadable", comments)
+    prompt = render("review", metacode=deps.meta.render_for_prompt(),
+                    draft=draft_blocks(files, deps.meta.target_path),
+                    tests=data_block("test_results", "sandbox", report.as_feedback()))
+    asked = ask(deps.llm, prompt, review_spec(), attempts=config.reply_attempts)
+    if asked.value is None:
+        return Review("unreadable"), [f"the peer review could not be read after {asked.calls} "
+                                      f"attempt(s) ({asked.refusal}); the draft was not reviewed"]
+    return Review(asked.value.verdict, tuple(asked.value.comments)), []
 
 
 def _review_feedback(review: Review) -> str:
@@ -231,20 +256,37 @@ def _review_feedback(review: Review) -> str:
 
 
 def _finalise(deps: ExtendedDeps, files: dict[str, str], commit_id: str, docstring: str,
-              note: str, config: ExtendedConfig) -> str:
-    path, meta = deps.meta.target_path, deps.meta
-    final_id = commit_id
-    if docstring and path.endswith(".py") and meta.kind != "module" and path in files:
-        documented = add_docstring(files[path], meta.symbol, docstring)
-        if documented != files[path]:
-            final_id = deps.store.commit(
-                deps.task_id, {**files, path: documented}, name=f"final: {meta.symbol}",
-                reason=note or "documentation added", metacode=meta.to_dict(),
-                snapshot=deps.snapshot(), verdict="final")
+              note: str, config: ExtendedConfig, warnings: list[str]) -> str:
+    """Add the docstring, validate again, and tag the last VALID draft final."""
+    final_id = _document(deps, files, commit_id, docstring, note, warnings)
     if config.tag_final:
         deps.store.tag_final(deps.task_id, final_id)
     deps.emit("final", "done", final_id)
     return final_id
+
+
+def _document(deps: ExtendedDeps, files: dict[str, str], commit_id: str, docstring: str,
+              note: str, warnings: list[str]) -> str:
+    path, meta = deps.meta.target_path, deps.meta
+    if not docstring or not path.endswith(".py") or meta.kind == "module" or path not in files:
+        return commit_id
+    documented = {**files, path: add_docstring(files[path], meta.symbol, docstring)}
+    if documented[path] == files[path]:
+        return commit_id
+    report = deps.validate_all(documented)
+    verdict = "final" if report.ok else "failed"
+    new_id = deps.store.commit(
+        deps.task_id, documented, name=f"{verdict}: {meta.symbol} documented",
+        reason=(note or "documentation added") if report.ok else report.as_feedback(),
+        metacode=meta.to_dict(), snapshot=deps.snapshot(), verdict=verdict)
+    if report.ok:
+        return new_id
+    deps.store.rollback(deps.task_id, to=commit_id)
+    deps.emit("rollback", "done", f"the documented draft failed validation; back to "
+                                  f"{commit_id[:10]}")
+    warnings.append("the documented draft failed validation, so the last valid draft (without "
+                    f"the docstring) is final: {report.as_feedback(300)}")
+    return commit_id
 
 
 def _files_of(deps: ExtendedDeps, commit_id: str, fallback: dict[str, str]) -> dict[str, str]:

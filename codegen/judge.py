@@ -1,20 +1,23 @@
 """Compare a draft with its objective: an LLM judge answers pass/fail per acceptance check.
 
 Why a judge on top of tests: examples cover a few points, acceptance checks state intent ("no
-network access", "O(n)"). A judge answer we cannot parse is asked for once more, then counted as
-DISAGREEMENT: an unreadable verdict must never let a draft through.
+network access", "O(n)"). The answer is read by the ``llm`` layer (reasoning blocks, the last
+answer, repaired slips); one it cannot read is asked for again with the exact refusal, and after
+the budget it counts as DISAGREEMENT: an unreadable verdict must never let a draft through.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..llm.errors import ReplyRefused
+from ..llm.reader import read_reply
+from ..llm.retry import ask
 from .metacode import MetaCode
 from .prompts import data_block, draft_blocks, render
+from .reply_models import judge_spec
 from .report import CheckResult, ValidationReport
 
 
@@ -60,57 +63,33 @@ class JudgeVerdict:
 
 
 def judge_draft(meta: MetaCode, files: Mapping[str, str], tests: ValidationReport | str, *,
-                llm: Callable[[str], str]) -> JudgeVerdict:
-    """Ask the judge; one re-ask on an unreadable answer, then disagreement."""
+                llm: Callable[[str], str], attempts: int = 2) -> JudgeVerdict:
+    """Ask the judge; re-ask with the refusal while the budget lasts, then disagreement."""
     checks = meta.acceptance_checks
     listing = "\n".join(f"{i}: {c}" for i, c in enumerate(checks, 1))
     results = tests.as_feedback() if isinstance(tests, ValidationReport) else tests
     original = render("judge", metacode=meta.render_for_prompt(), checks=listing,
                       draft=draft_blocks(files, meta.target_path),
                       tests=data_block("test_results", "sandbox", results))
-    try:
-        return JudgeVerdict(parse_verdict(llm(original), checks), calls=1)
-    except ValueError as err:
-        retry = render("judge_retry", error=str(err), count=str(len(checks)), original=original)
-    try:
-        return JudgeVerdict(parse_verdict(llm(retry), checks), calls=2)
-    except ValueError as err:
-        return JudgeVerdict((), error=str(err), calls=2)
+
+    def retry(refusal: str, previous: str, first: str) -> str:
+        return render("judge_retry", error=refusal, count=str(len(checks)), original=first)
+
+    asked = ask(llm, original, judge_spec(checks), attempts=attempts, retry=retry)
+    if asked.value is None:
+        return JudgeVerdict((), error=asked.refusal, calls=asked.calls)
+    return JudgeVerdict(_verdicts(asked.value, checks), calls=asked.calls)
 
 
 def parse_verdict(reply: str, checks: tuple[str, ...]) -> tuple[CheckVerdict, ...]:
-    """Strictly read ``{"checks": [{"check": n, "pass": bool, "reason": str}]}``."""
-    data = _json_object(reply)
-    items = data.get("checks")
-    if not isinstance(items, list):
-        raise ValueError('missing "checks" list')
-    seen: dict[int, CheckVerdict] = {}
-    for item in items:
-        if not isinstance(item, dict):
-            raise ValueError("every entry of checks must be an object")
-        index, passed = item.get("check"), item.get("pass")
-        if not isinstance(index, int) or not 1 <= index <= len(checks):
-            raise ValueError(f"check number {index!r} is not between 1 and {len(checks)}")
-        if not isinstance(passed, bool):
-            raise ValueError(f'check {index}: "pass" must be true or false')
-        seen[index] = CheckVerdict(index, checks[index - 1], passed, str(item.get("reason", "")))
-    missing = [i for i in range(1, len(checks) + 1) if i not in seen]
-    if missing:
-        raise ValueError(f"no verdict for check(s) {missing}")
-    return tuple(seen[i] for i in sorted(seen))
+    """Read ``{"checks": [{"check": n, "pass": bool, "reason": str}]}``; ValueError if unusable."""
+    return _verdicts(read_reply(reply, judge_spec(checks)), checks)
 
 
-def _json_object(reply: str) -> dict[str, Any]:
-    text = reply.strip()
-    fenced = re.search(r"```(?:json)?\s*\n(.*?)```", text, re.S)
-    text = fenced.group(1) if fenced else text
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ValueError("no JSON object in the answer")
-    try:
-        data = json.loads(text[start:end + 1])
-    except json.JSONDecodeError as err:
-        raise ValueError(f"invalid JSON: {err.msg} at column {err.colno}") from None
-    if not isinstance(data, dict):
-        raise ValueError("the answer must be a JSON object")
-    return data
+def _verdicts(reply: Any, checks: tuple[str, ...]) -> tuple[CheckVerdict, ...]:
+    by_number = {e.check: e for e in reply.checks}
+    return tuple(CheckVerdict(i, checks[i - 1], by_number[i].passed, by_number[i].reason)
+                 for i in sorted(by_number))
+
+
+__all__ = ["CheckVerdict", "JudgeVerdict", "ReplyRefused", "judge_draft", "parse_verdict"]

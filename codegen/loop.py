@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .edits import Applied, apply_reply
-from .extended import ExtendedConfig, ExtendedDeps, ExtendedResult, run_extended
+from .extended import ExtendedConfig, ExtendedDeps, ExtendedResult, Revised, run_extended
 from .judge import JudgeVerdict, judge_draft
 from .loop_context import load_context
 from .metacode import MetaCode
@@ -54,6 +54,8 @@ class LoopConfig:
     sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
     context_limit: int = 6
     history_limit: int = 6
+    #: calls per judge answer (the first included) before an unreadable one is disagreement
+    judge_attempts: int = 2
     extended: ExtendedConfig = field(default_factory=lambda: ExtendedConfig(enabled=False))
 
 
@@ -92,6 +94,8 @@ class Committed:
     warnings: tuple[str, ...] = ()
     #: Library entities shown as API references to the iteration that wrote this draft.
     api_references: tuple[str, ...] = ()
+    #: changes the peer reviewer asked for that are not in this draft (shown to the user)
+    review_requests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,16 +126,25 @@ class _Attempt:
 
 
 class _Meter:
-    """Counts LLM calls and their time (thread-safe) so stats can exclude the model."""
+    """Counts LLM calls and their time (thread-safe) so stats can exclude the model.
+
+    A completer that can ask for JSON natively keeps that capability (``complete_json``).
+    """
 
     def __init__(self, llm: Completer) -> None:
         self._llm, self._lock = llm, threading.Lock()
         self.calls, self.seconds = 0, 0.0
+        native = getattr(llm, "complete_json", None)
+        if callable(native):
+            self.complete_json = lambda prompt, schema: self._timed(native, prompt, schema)
 
     def __call__(self, prompt: str) -> str:
+        return self._timed(self._llm, prompt)
+
+    def _timed(self, call: Callable[..., str], *args: Any) -> str:
         start = time.perf_counter()
         try:
-            return self._llm(prompt)
+            return call(*args)
         finally:
             with self._lock:
                 self.calls += 1
@@ -307,7 +320,7 @@ class _Run:
             return ex_report, None
         self._emit("judge", "started")
         return ex_report, judge_draft(self.meta, files, ex_report or "(no example tests)",
-                                      llm=self.judge_llm)
+                                      llm=self.judge_llm, attempts=self.config.judge_attempts)
 
     def _validate(self, files: dict[str, str], tests: dict[str, str],
                   checks: tuple[str, ...] | None) -> ValidationReport:
@@ -365,14 +378,17 @@ class _Run:
         self._note(f"iter{self.iteration}.rollback", {"to": head})
         self._emit("rollback", "done", f"back to {head[:10]}")
 
-    def _revise(self, feedback: str, head: str) -> tuple[dict[str, str], str] | None:
+    def _revise(self, feedback: str, head: str) -> Revised | str:
         """One extra iteration from ``head`` with the reviewer's feedback (extended step)."""
+        if self.iteration >= self.config.max_iterations:
+            return (f"no iteration left in the budget (max_iterations="
+                    f"{self.config.max_iterations})")
         self.iteration += 1
         attempt = self._attempt(head, feedback)
         if attempt.passed:
-            return dict(attempt.files or {}), self._commit(attempt, "passed")
+            return Revised(dict(attempt.files or {}), self._commit(attempt, "passed"))
         self._reject(attempt, head)
-        return None
+        return f"the revised draft did not pass validation ({attempt.report.as_feedback(300)})"
 
     # -- helpers ----------------------------------------------------------------------------
     def _ext_deps(self) -> ExtendedDeps:
@@ -416,7 +432,9 @@ class _Run:
         self._emit("done", "done", commit_id)
         warnings = tuple(self.warnings) + (ext.warnings if ext else ())
         return Committed(commit_id, self.iteration, attempt.report, dict(attempt.files or {}),
-                         self._stats(), ext, warnings, self.api_refs)
+                         self._stats(), ext, warnings,
+                         api_references=self.api_refs,
+                         review_requests=ext.unapplied_review if ext else ())
 
     def _gave_up(self, reason: str, report: ValidationReport, head: str) -> GaveUp:
         self._note("loop.status", "gave_up")

@@ -15,8 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..llm.errors import ReplyRefused
+from ..llm.reader import ReplySpec, read_reply
+from ..llm.retry import ask
 from .edits import path_problem
 from .errors import MetaCodeInvalid
+from .example_types import reconcile_examples
+from .metacode_reply import metacode_spec
 from .prompts import data_block, data_blocks, render
 
 KINDS = ("function", "method", "class", "module")
@@ -57,6 +62,8 @@ class MetaCode:
     constraints: tuple[str, ...] = ()
     acceptance_checks: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = field(default=())
+    #: what the user must settle (e.g. an example that disagrees with the signature)
+    questions: tuple[str, ...] = ()
 
     # -- conversion -------------------------------------------------------------------------
     @classmethod
@@ -74,7 +81,8 @@ class MetaCode:
             examples=tuple(_example(e) for e in data.get("examples", [])),
             constraints=tuple(data.get("constraints", [])),
             acceptance_checks=tuple(data.get("acceptance_checks", [])),
-            assumptions=tuple(data.get("assumptions", [])))
+            assumptions=tuple(data.get("assumptions", [])),
+            questions=tuple(data.get("questions", [])))
         errors = meta.problems()
         if errors:
             raise MetaCodeInvalid(_join(errors))
@@ -91,6 +99,7 @@ class MetaCode:
             "constraints": list(self.constraints),
             "acceptance_checks": list(self.acceptance_checks),
             "assumptions": list(self.assumptions),
+            "questions": list(self.questions),
         }
 
     def with_changes(self, **changes: Any) -> MetaCode:
@@ -193,6 +202,7 @@ class MetaCode:
         out += _md_list("Constraints", list(self.constraints))
         out += _md_list("Acceptance checks", list(self.acceptance_checks))
         out += _md_list("Assumptions", list(self.assumptions))
+        out += _md_list("Questions for you", list(self.questions))
         return "\n".join(out).rstrip() + "\n"
 
 
@@ -202,47 +212,59 @@ def generate_metacode(request: str, *, llm: Callable[[str], str],
                       context: Sequence[Any] = (), max_attempts: int = 3) -> MetaCode:
     """Ask the LLM for meta-code; re-ask with the exact errors; MetaCodeInvalid after the budget.
 
-    ``context`` holds ``ContextSnippet``-like objects (``source``, ``title``, ``text``).
+    ``context`` holds ``ContextSnippet``-like objects (``source``, ``title``, ``text``). The
+    answer is read by the ``llm`` layer; example values are then fitted to the signature's
+    return annotation (``example_types``).
     """
     blocks = [("context", f"{s.source} {s.title}".strip(), s.text) for s in context]
     original = render("metacode", request=data_block("request", "user", request),
                       context=data_blocks(blocks))
-    prompt, errors = original, ""
-    for _ in range(max(1, max_attempts)):
-        reply = llm(prompt)
-        try:
-            return MetaCode.from_dict(parse_json_object(reply))
-        except MetaCodeInvalid as err:
-            errors = str(err)
-        prompt = render("metacode_retry", previous=data_block("previous_answer", "llm", reply),
-                        errors=errors, original=original)
-    raise MetaCodeInvalid(f"meta-code still invalid after {max_attempts} attempt(s): {errors}")
+
+    def retry(refusal: str, previous: str, first: str) -> str:
+        return render("metacode_retry", previous=data_block("previous_answer", "llm", previous),
+                      errors=refusal, original=first)
+
+    asked = ask(llm, original, _SPEC, attempts=max(1, max_attempts), retry=retry)
+    if asked.value is None:
+        raise MetaCodeInvalid(f"meta-code still invalid after {asked.calls} attempt(s): "
+                              f"{asked.refusal}")
+    return asked.value
+
+
+def _build(data: dict[str, Any]) -> MetaCode:
+    return MetaCode.from_dict(reconcile_examples(data))
+
+
+_SPEC: ReplySpec[MetaCode] = metacode_spec(_build)
+
+
+def read_metacode(reply: str) -> MetaCode:
+    """The meta-code in one reply, read exactly as ``generate_metacode`` reads it (no LLM);
+    ``ReplyRefused`` (a ValueError) with the message the retry prompt would quote."""
+    return read_reply(reply, _SPEC)
 
 
 def parse_json_object(reply: str) -> dict[str, Any]:
-    """The one JSON object in a reply (bare or fenced); MetaCodeInvalid with the parser's words."""
-    text = reply.strip()
-    fenced = re.search(r"```(?:json)?\s*\n(.*?)```", text, re.S)
-    if fenced:
-        text = fenced.group(1).strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise MetaCodeInvalid("answer is not a JSON object (no '{...}' found)")
+    """The one JSON object in a reply (bare or fenced, reasoning stripped); MetaCodeInvalid
+    with the reader's words when there is none."""
     try:
-        data = json.loads(text[start:end + 1])
-    except json.JSONDecodeError as err:
-        raise MetaCodeInvalid(f"answer is not valid JSON: {err.msg} at line {err.lineno} "
-                              f"column {err.colno}") from None
-    if not isinstance(data, dict):
+        value = read_reply(reply, _ANY_OBJECT)
+    except ReplyRefused as err:
+        raise MetaCodeInvalid(str(err)) from None
+    if not isinstance(value, dict):
         raise MetaCodeInvalid("answer must be a JSON object")
-    return data
+    return value
+
+
+_ANY_OBJECT: ReplySpec[Any] = ReplySpec("a JSON object", lambda value, ctx: value, frozenset(),
+                                        truncatable=frozenset())
 
 
 # -- helpers --------------------------------------------------------------------------------
 
 _REQUIRED = ("target_path", "symbol", "kind", "behaviour")
 _STR_FIELDS = ("target_path", "symbol", "kind", "signature", "behaviour")
-_LIST_STR = ("constraints", "acceptance_checks", "assumptions")
+_LIST_STR = ("constraints", "acceptance_checks", "assumptions", "questions")
 _ALL = set(_STR_FIELDS) | set(_LIST_STR) | {"inputs", "outputs", "examples"}
 
 
@@ -386,4 +408,5 @@ def _join(errors: list[str]) -> str:
     return "; ".join(errors)
 
 
-__all__ = ["KINDS", "Example", "IOSpec", "MetaCode", "generate_metacode", "parse_json_object"]
+__all__ = ["KINDS", "Example", "IOSpec", "MetaCode", "generate_metacode", "parse_json_object",
+           "read_metacode"]

@@ -8,13 +8,13 @@ differ), and cleans up afterwards.
 
 import asyncio
 import contextlib
-import json
 import os
 import re
 import tempfile
 
 from ..memory import CodeMemorySystem
 from ..memory.codebase import CodeContext
+from .fake_llm import answer_scoring
 
 SAMPLE_PROJECT = {
     "src/api/routes.py": (
@@ -55,13 +55,15 @@ def _words(text):
     return {w for w in _WORD.findall(text.lower()) if w not in _COMMON}
 
 
+def _relevance(context: str, memory: str) -> tuple[float, str]:
+    shared = sorted(_words(context) & _words(memory))
+    score = min(1.0, 0.55 + 0.1 * len(shared)) if shared else 0.2
+    return score, f"shares {', '.join(shared[:4])}" if shared else "unrelated"
+
+
 async def haiku_fn(prompt: str) -> str:
     """Fake small model: relevance grows with the words the context and the memory share."""
-    head, _, memory = prompt.partition("Memory:")
-    shared = sorted(_words(head.partition("Context:")[2]) & _words(memory))
-    score = min(1.0, 0.55 + 0.1 * len(shared)) if shared else 0.2
-    reason = f"shares {', '.join(shared[:4])}" if shared else "unrelated"
-    return json.dumps({"score": score, "reason": reason})
+    return answer_scoring(prompt, _relevance)
 
 
 async def gpt4_fn(prompt: str) -> str:

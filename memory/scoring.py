@@ -1,49 +1,38 @@
-"""LLM relevance scoring: the prompt, strict reply parsing, retries with backoff, bounded fan-out.
+"""LLM relevance scoring, pointwise: the prompt, the reply read by ``llm``, retries with backoff.
 
-Why strict parsing: a reply we cannot read is a *failed attempt*, retried like a network error
-(ecosystem.md 2.6). After the last attempt the candidate is reported as unscored, never raised:
-the model's mistakes are data. The user's LLM function is a crash boundary: whatever it raises
-(or a timeout) counts as one failed attempt.
+Why this shape: a reply that cannot be read is a *failed attempt*, retried like a network error,
+and the retry prompt quotes the refusal back to the model (``llm.retry``). After the last attempt
+the candidate is reported as unscored, never raised: the model's mistakes are data. The user's
+LLM function is a crash boundary: whatever it raises (or a timeout) counts as one failed attempt
+and the same prompt is sent again. The listwise scheme (one call for many memories) lives in
+``listwise`` and shares the policy, the outcome type and the reply models.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-import json
-import math
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from ..llm.errors import ReplyRefused
+from ..llm.reader import ReplySpec, read_reply
+from ..llm.retry import Exchange, complete
+from ..llm.templates import data_block
 from .errors import CodeMemoryError
+from .prompts import render
+from .score_replies import NO_REASON, ScoreReply, score_spec
 
 #: Bump when the prompt changes: it is part of every score-cache key.
-SCORER_VERSION = "score-v1"
-
-SCORING_PROMPT = """You rate how useful a stored memory is for the context below.
-
-Context:
-<<<
-{context}
->>>
-
-Memory:
-<<<
-{memory}
->>>
-
-Answer with JSON only, no other text:
-{{"score": <number from 0.0 (irrelevant) to 1.0 (essential)>, "reason": "<one short sentence>"}}"""
-
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+SCORER_VERSION = "score-v2"
 
 LLMFn = Callable[[str], "Awaitable[str] | str"]
 SleepFn = Callable[[float], Awaitable[None]]
 
 
 class ScoreReplyError(CodeMemoryError, ValueError):
-    """The scoring LLM's reply was not ``{"score": 0..1, "reason": "..."}``."""
+    """The scoring LLM's reply held no readable ``{"score": 0..1, "reason": "..."}``."""
 
 
 @dataclass(frozen=True)
@@ -79,63 +68,61 @@ class RetryPolicy:
 
 def build_scoring_prompt(context: str, memory: str) -> str:
     """The prompt asking for one memory's relevance to ``context``."""
-    return SCORING_PROMPT.format(context=context, memory=memory)
+    return render("score", context=data_block("context", "query", context),
+                  memory=data_block("memory", "memory", memory))
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number")
+def as_score(reply: ScoreReply) -> Score:
+    return Score(reply.score, reply.reason or NO_REASON)
 
 
 def parse_score_reply(reply: object) -> Score:
-    """Read ``{"score": x, "reason": "..."}`` (code fences and chatter around it tolerated)."""
-    if not isinstance(reply, str) or not reply.strip():
-        raise ScoreReplyError(f"empty or non-text reply: {reply!r:.80}")
-    text = _FENCE.sub("", reply.strip())
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ScoreReplyError(f"no JSON object in reply: {reply!r:.80}")
+    """Read a score from a model reply (reasoning, fences, chatter and slips tolerated)."""
     try:
-        data = json.loads(text[start:end + 1], parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as err:
-        raise ScoreReplyError(f"reply is not valid JSON ({err}): {reply!r:.80}") from err
-    if not isinstance(data, dict):
-        raise ScoreReplyError(f"reply is not a JSON object: {reply!r:.80}")
-    score, reason = data.get("score"), data.get("reason")
-    if isinstance(score, bool) or not isinstance(score, (int, float)):
-        raise ScoreReplyError(f"score is missing or not a number: {score!r}")
-    if not math.isfinite(score) or not 0.0 <= score <= 1.0:
-        raise ScoreReplyError(f"score {score!r} is outside [0, 1]")
-    if not isinstance(reason, str) or not reason.strip():
-        raise ScoreReplyError("reason is missing or empty")
-    return Score(float(score), reason.strip())
+        return as_score(read_reply(reply, score_spec()))
+    except ReplyRefused as err:
+        raise ScoreReplyError(str(err)) from None
 
 
-async def _call_once(llm: LLMFn, prompt: str, timeout: float | None) -> Score:
-    result = llm(prompt)
+async def call_model(llm: LLMFn, prompt: str, timeout: float | None,
+                     spec: ReplySpec[Any]) -> str:
+    """One call of the user's (sync or async) function, natively asking for JSON if it can."""
+    result = complete(llm, prompt, spec)
     if inspect.isawaitable(result):
         result = await asyncio.wait_for(result, timeout) if timeout else await result
-    return parse_score_reply(result)
+    return str(result) if not isinstance(result, str) else result
+
+
+def failure(err: BaseException, timeout: float | None) -> str:
+    """Why a call produced no reply, in the words of ``ScoreOutcome.error``."""
+    if isinstance(err, asyncio.TimeoutError):
+        return f"timed out after {timeout} s"
+    return f"LLM call failed: {type(err).__name__}: {err}"
 
 
 async def score_with_retry(llm: LLMFn, prompt: str, policy: RetryPolicy, *,
                            sleep: SleepFn = asyncio.sleep,
                            on_call: Callable[[], None] = lambda: None) -> ScoreOutcome:
-    """Call ``llm`` until a reply parses, at most ``policy.attempts`` times, backing off."""
+    """Call ``llm`` until a reply is read, at most ``policy.attempts`` times, backing off."""
+    spec = score_spec()
+    exchange = Exchange(prompt, spec, attempts=policy.attempts)
     waits = policy.waits()
-    error = "not attempted"
-    for attempt in range(1, policy.attempts + 1):
-        if attempt > 1:
-            await sleep(waits[attempt - 2])
+    while (next_prompt := exchange.next_prompt()) is not None:
+        if exchange.result().calls:
+            await sleep(waits[exchange.result().calls - 1])
         on_call()
         try:
-            return ScoreOutcome(await _call_once(llm, prompt, policy.timeout), None, attempt)
-        except asyncio.TimeoutError:
-            error = f"timed out after {policy.timeout} s"
-        except ScoreReplyError as err:
-            error = f"unusable reply: {err}"
+            reply = await call_model(llm, next_prompt, policy.timeout, spec)
         except Exception as err:  # crash boundary: the user's LLM function may raise anything
-            error = f"LLM call failed: {type(err).__name__}: {err}"
-    return ScoreOutcome(None, f"{error} (after {policy.attempts} attempts)", policy.attempts)
+            exchange.fail(failure(err, policy.timeout))
+            continue
+        exchange.feed(reply)
+    asked = exchange.result()
+    if asked.value is not None:
+        return ScoreOutcome(as_score(asked.value), None, asked.calls)
+    reason = asked.refusal if asked.refusal.startswith(("timed out", "LLM call failed")) \
+        else f"unusable reply: {asked.refusal}"
+    return ScoreOutcome(None, f"{reason} (after {policy.attempts} attempts)", policy.attempts)
 
 
 async def score_all(llm: LLMFn, prompts: Sequence[str], policy: RetryPolicy, *,

@@ -3,8 +3,10 @@
 Why bounded: the seed scores every memory with a small LLM, O(N) calls per query. Here a lexical
 stage (FTS5 bm25 over text, metadata and identifier parts) and a dense stage (an injectable
 embedder; hashing by default) propose candidates, reciprocal-rank fusion merges them, and only
-the top ``max(candidate_limit, max_memories)`` are scored by the LLM. Calls per query are at most
-that times ``retry_attempts``, whatever the number of memories.
+the top ``max(candidate_limit, max_memories)`` are scored by the LLM: listwise by default (one
+call scores up to ``candidate_limit`` candidates, follow-ups only for what it left out, at most
+``retry_attempts`` calls per chunk), or pointwise (one call per candidate, the seed's scheme).
+Calls per query stay bounded whatever the number of memories.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any
 from .dense import DenseStage, EmbedderFailed
 from .embedding import HashingEmbedder, as_matrix
 from .lexical import lexical_query
+from .listwise import LISTWISE_VERSION, score_listwise_chunks
 from .retrieval import reciprocal_rank_fusion
-from .scoring import SCORER_VERSION, RetryPolicy, build_scoring_prompt, score_all
+from .scoring import SCORER_VERSION, RetryPolicy, ScoreOutcome, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
 from .system_config import RetrievalConfig, _check_text, parse_items
 
@@ -92,8 +95,10 @@ class MemorySystem:
     ``use_dense`` (False = lexical stage only, no vectors at all), ``dense_ranking`` (``"auto"``:
     fuse the dense ranking only if the embedder helps, see ``embedder_check``; ``"always"``;
     ``"never"``), ``llm_timeout`` (seconds per scoring call),
-    ``sleep`` (async ``float -> None`` used between retries; tests inject a fake) and ``clock``
-    (``() -> datetime`` for timestamps).
+    ``scoring_mode`` (``"listwise"``, the default: one call scores all candidates by id;
+    ``"pointwise"``: one call per candidate, the seed's scheme), ``sleep`` (async
+    ``float -> None`` used between retries; tests inject a fake) and ``clock`` (``() -> datetime``
+    for timestamps).
 
     Extension hooks for subclasses (e.g. ``CodeMemorySystem``), all small and overridable:
 
@@ -133,6 +138,7 @@ class MemorySystem:
         use_dense: bool = True,
         dense_ranking: str = "auto",
         llm_timeout: float | None = 60.0,
+        scoring_mode: str = "listwise",
         sleep: Callable[[float], Awaitable[None]] | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
@@ -144,7 +150,7 @@ class MemorySystem:
             relevance_threshold=relevance_threshold, max_memories=max_memories,
             batch_size=batch_size, retry_attempts=retry_attempts, retry_delay=retry_delay,
             candidate_limit=candidate_limit, enable_caching=enable_caching,
-            llm_timeout=llm_timeout)
+            llm_timeout=llm_timeout, scoring_mode=scoring_mode)
         self.small_model_fn = small_model_fn
         self.db_path = db_path
         self._sleep = sleep or asyncio.sleep
@@ -350,18 +356,15 @@ class MemorySystem:
 
     async def _score(self, rendered: str, records: Sequence[MemoryRecord]) -> list[ScoredMemory]:
         cfg = self._config
-        ctx_hash = hashlib.sha256(f"{SCORER_VERSION}\x00{rendered}".encode()).hexdigest()
+        version = LISTWISE_VERSION if cfg.scoring_mode == "listwise" else SCORER_VERSION
+        ctx_hash = hashlib.sha256(f"{version}\x00{rendered}".encode()).hexdigest()
         cached = (self._store.cached_scores(ctx_hash, [r.content_hash for r in records])
                   if cfg.enable_caching else {})
         todo = [r for r in records if r.content_hash not in cached]
         if cfg.enable_caching:
             self._count("cache_hits", len(records) - len(todo))
             self._count("cache_misses", len(todo))
-        policy = RetryPolicy(cfg.retry_attempts, cfg.retry_delay, cfg.llm_timeout)
-        prompts = [build_scoring_prompt(rendered, self._render_candidate(r)) for r in todo]
-        outcomes = await score_all(self.small_model_fn, prompts, policy,
-                                   concurrency=cfg.batch_size, sleep=self._sleep,
-                                   on_call=lambda: self._count("llm_calls"))
+        outcomes = await self._ask_scores(rendered, [self._render_candidate(r) for r in todo])
         fresh = {r.content_hash: o for r, o in zip(todo, outcomes, strict=False)}
         good = [(h, o.score.score, o.score.reason) for h, o in fresh.items() if o.score]
         self._count("llm_failures", len(fresh) - len(good))
@@ -369,6 +372,19 @@ class MemorySystem:
             self._store.cache_scores(ctx_hash, good)
         return [self._scored(r, cached.get(r.content_hash), fresh.get(r.content_hash))
                 for r in records]
+
+    async def _ask_scores(self, rendered: str, texts: list[str]) -> list[ScoreOutcome]:
+        """The LLM's scores for ``texts``, in order, by the configured scheme."""
+        cfg = self._config
+        policy = RetryPolicy(cfg.retry_attempts, cfg.retry_delay, cfg.llm_timeout)
+        counted = lambda: self._count("llm_calls")  # noqa: E731
+        if cfg.scoring_mode == "listwise":
+            return await score_listwise_chunks(
+                self.small_model_fn, rendered, texts, policy, chunk=cfg.candidate_limit,
+                concurrency=cfg.batch_size, sleep=self._sleep, on_call=counted)
+        prompts = [build_scoring_prompt(rendered, text) for text in texts]
+        return await score_all(self.small_model_fn, prompts, policy, concurrency=cfg.batch_size,
+                               sleep=self._sleep, on_call=counted)
 
     @staticmethod
     def _scored(record: MemoryRecord, hit: tuple | None, outcome: Any) -> ScoredMemory:

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+SCORING_MODES = ("listwise", "pointwise")
+
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
@@ -42,6 +44,8 @@ class RetrievalConfig:
     enable_caching: bool = True
     #: seconds one scoring call may take (None = unlimited)
     llm_timeout: float | None = 60.0
+    #: "listwise" (one call scores all candidates, by id) or "pointwise" (one call each)
+    scoring_mode: str = "listwise"
 
     def __post_init__(self) -> None:
         checks = [
@@ -59,6 +63,8 @@ class RetrievalConfig:
             ("llm_timeout", self.llm_timeout is None or (_is_number(self.llm_timeout)
                                                          and self.llm_timeout > 0),
              "None or a number > 0"),
+            ("scoring_mode", self.scoring_mode in SCORING_MODES,
+             f"one of {list(SCORING_MODES)}"),
         ]
         for name, ok, wanted in checks:
             if not ok:

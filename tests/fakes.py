@@ -8,6 +8,8 @@ synchronous (``str -> str``, like ``cat.llm``) and an async flavour (the seed's
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from collections.abc import Callable
 
@@ -89,3 +91,53 @@ class AsyncFunctionLLM(FunctionLLM):
     async def __call__(self, prompt: str) -> str:  # type: ignore[override]
         self._record(prompt)
         return self._fn(prompt)
+
+
+# -- scoring prompts ---------------------------------------------------------------------------
+
+_BLOCK = re.compile(r'<<<DATA kind="(?P<kind>[^"]*)" source="(?P<source>[^"]*)">>>\n'
+                    r"(?P<text>.*?)\n<<<END DATA>>>", re.S)
+POINTWISE_MARK = "You rate how useful a stored memory is"
+LISTWISE_MARK = "You rate how useful each stored memory below is"
+
+
+def scoring_blocks(prompt: str) -> tuple[str, list[tuple[str, str]]]:
+    """``(context, [(id, memory text), ...])`` of a scoring prompt (pointwise id: "memory")."""
+    blocks = list(_BLOCK.finditer(prompt))
+    context = next((b["text"] for b in blocks if b["kind"] == "context"), "")
+    return context, [(b["source"], b["text"]) for b in blocks if b["kind"] == "memory"]
+
+
+def answer_scoring(prompt: str, score_of: Callable[[str], tuple[float, str]]) -> str | None:
+    """The canonical reply to a scoring prompt of either scheme, or None for other prompts.
+
+    ``score_of(memory text) -> (score, reason)``; listwise replies cover every id asked for.
+    """
+    if LISTWISE_MARK in prompt:
+        _, items = scoring_blocks(prompt)
+        return json.dumps({"scores": [{"id": key, "score": score_of(text)[0],
+                                       "reason": score_of(text)[1]} for key, text in items]})
+    if POINTWISE_MARK in prompt:
+        _, items = scoring_blocks(prompt)
+        score, reason = score_of(items[0][1])
+        return json.dumps({"score": score, "reason": reason})
+    return None
+
+
+def keyword_scorer(rules: dict[str, float], default: float, other: str
+                   ) -> Callable[[str], str]:
+    """A scoring model: ``rules[k]`` for the first keyword ``k`` in a memory, else ``default``
+    (reason ``other``); answers both schemes, fails on any other prompt."""
+
+    def score_of(memory: str) -> tuple[float, str]:
+        for key, value in rules.items():
+            if key in memory:
+                return value, f"mentions {key}"
+        return default, other
+
+    def score(prompt: str) -> str:
+        answer = answer_scoring(prompt, score_of)
+        assert answer is not None, f"not a scoring prompt: {prompt[:200]!r}"
+        return answer
+
+    return score

@@ -70,23 +70,30 @@ def test_plugin_json_and_no_root_init():
     assert not (ROOT / "__init__.py").exists(), "a root __init__.py runs twice in the Cat"
 
 
-@pytest.mark.parametrize("core", ["memory", "codegen"])
-def test_cores_never_import_the_cat_langchain_or_each_other(core):
-    other = {"memory": "codegen", "codegen": "memory"}[core]
+FRAMEWORKS = ("cat", "langchain", "langchain_core", "langchain_openai", "langchain_ollama",
+              "langchain_community", "codemem")
+#: what each framework-free package may not import (besides the frameworks)
+FORBIDDEN = {"memory": ("codegen",), "codegen": ("memory",), "llm": ("memory", "codegen")}
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_framework_free_packages_never_import_the_cat_langchain_or_each_other(package):
+    """Cores may use ``llm`` (the boundary with models); nothing else crosses."""
     for rel in python_files():
-        if rel.parts[0] != core:
+        if rel.parts[0] != package:
             continue
         for node, module, level in imports_of(rel):
             head = module.split(".")[0]
-            assert level > 0 or head not in ("cat", "langchain", "langchain_core", other,
-                                             "codemem"), f"{rel}:{node.lineno} imports {module}"
-            if level >= len(rel.parts):  # reaches above the core package
-                assert not module.startswith(other), f"{rel}:{node.lineno} imports {other}"
+            assert level > 0 or head not in (*FRAMEWORKS, *FORBIDDEN[package]), (
+                f"{rel}:{node.lineno} imports {module}")
+            if level >= len(rel.parts):  # reaches above the package
+                assert not module.startswith(FORBIDDEN[package]), (
+                    f"{rel}:{node.lineno} imports {module}")
 
 
 def test_plugin_code_uses_relative_imports_for_its_own_packages():
-    own = {"memory", "codegen", "runtime", "settings", "hooks", "tools", "forms", "bench",
-           "examples"}
+    own = {"memory", "codegen", "llm", "runtime", "settings", "hooks", "tools", "forms", "bench",
+           "examples", "projects", "drafting", "history", "structured_llm"}
     for rel in python_files():
         if rel.parts[0] == "tests":
             continue

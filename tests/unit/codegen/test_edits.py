@@ -155,3 +155,18 @@ def test_parse_reply_reads_all_three_formats() -> None:
     assert parse_reply(reply) == [EntityEdit("a.py", "f", "def f():\n    pass\n"),
                                   SearchReplace("b.txt", "old\n", "new\n"),
                                   WholeFile("c.toml", "k = 1\n")]
+
+
+def test_code_inside_a_reasoning_block_is_never_the_edit() -> None:
+    from codemem.codegen.edits import Rejected, apply_reply
+
+    source = {"m.py": "def f():\n    return 1\n"}
+    thought = ("<think>\nMaybe:\n```python entity=m.py::f\ndef f():\n    return 0\n```\n"
+               "No, keep thinking.\n</think>\n")
+    applied = apply_reply(source, thought + "```python entity=m.py::f\ndef f():\n    return 2\n```")
+    assert applied.files["m.py"] == "def f():\n    return 2\n"
+    rejected = apply_reply(source, thought)
+    assert isinstance(rejected, Rejected)
+    assert rejected.message.startswith("the reply held only a reasoning block")
+    cut = apply_reply(source, "<think>\n```python entity=m.py::f\ndef f():\n    return 0\n```")
+    assert isinstance(cut, Rejected) and "ended inside its reasoning block" in cut.message

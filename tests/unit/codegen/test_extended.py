@@ -20,19 +20,20 @@ SLOW = GOOD_SLUG.replace("    return sep.join", "    __import__('time').sleep(0.
                          "    return sep.join")
 
 
-def scripted(gen_replies: list[str], review: dict | None = None,
+def scripted(gen_replies: list[str], review: dict | str | None = None,
              docs: str = '{"docstring": "Make a URL slug.", "note": "Adds `slugify`."}'):
     gens = iter(gen_replies)
 
-    def answer(prompt: str) -> str:
+    def answer(prompt: str) -> str:  # retry prompts quote the original: match anywhere
         if prompt.startswith("You write Python code"):
             return next(gens)
-        if prompt.startswith("You are a strict reviewer"):
+        if "You are a strict reviewer" in prompt:
             return judge_pass()
-        if prompt.startswith("Write documentation"):
+        if "Write documentation for the accepted draft" in prompt:
             return docs
-        if prompt.startswith("You are a senior peer reviewer"):
-            return json.dumps(review or {"verdict": "approve", "comments": []})
+        if "You are a senior peer reviewer" in prompt:
+            return review if isinstance(review, str) else json.dumps(
+                review or {"verdict": "approve", "comments": []})
         raise AssertionError(f"unexpected prompt {prompt[:80]!r}")
 
     return FunctionLLM(answer)
@@ -93,7 +94,10 @@ def test_unincorporable_review_keeps_the_reviewed_draft(store) -> None:  # noqa:
     outcome = loop(llm, store, performance=False, rerun_tests=False)
     assert isinstance(outcome, Committed) and not outcome.extended.review_incorporated
     assert any("did not pass validation" in w for w in outcome.warnings)
-    assert any("documentation answer unusable" in w for w in outcome.warnings)
+    assert any("documentation answer could not be read after 2 attempt(s)" in w
+               for w in outcome.warnings)
+    assert outcome.review_requests == ("rename it",)  # shown to the user, never dropped
+    assert len([p for p in llm.prompts if "Write documentation" in p]) == 2  # re-asked once
     assert store.show(store.final(TASK)).verdict == "passed"
 
 
@@ -112,3 +116,82 @@ def test_gave_up_is_not_extended(store) -> None:  # noqa: F811
     llm = scripted([entity(PATH, "slugify", "def slugify(text, sep='-'):\n    return text\n")] * 2)
     outcome = loop(llm, store, max_iterations=2)
     assert isinstance(outcome, GaveUp) and store.final(TASK) is None
+
+
+def test_review_changes_beyond_the_budget_are_shown_not_dropped(store) -> None:  # noqa: F811
+    review = {"verdict": "changes", "comments": ["use a regex"]}
+    llm = scripted([entity(PATH, "slugify", GOOD_SLUG)], review)
+    outcome = loop(llm, store, performance=False, rerun_tests=False, max_iterations=1)
+    assert isinstance(outcome, Committed) and outcome.iterations == 1
+    assert outcome.review_requests == ("use a regex",)
+    assert any("no iteration left in the budget (max_iterations=1)" in w
+               for w in outcome.warnings)
+    from codemem.drafting import outcome_message
+
+    message = outcome_message(outcome, slug_meta(), "")
+    assert "The peer reviewer asked for changes that are not in this draft" in message
+    assert "- use a regex" in message
+
+
+def test_unreadable_review_is_reasked_then_reported(store) -> None:  # noqa: F811
+    llm = scripted([entity(PATH, "slugify", GOOD_SLUG)], review="Looks fine overall.")
+    outcome = loop(llm, store, performance=False, rerun_tests=False)
+    assert isinstance(outcome, Committed) and outcome.extended.review.verdict == "unreadable"
+    assert len([p for p in llm.prompts if "senior peer reviewer" in p]) == 2
+    (warning,) = (w for w in outcome.warnings if "peer review" in w)
+    assert warning.startswith("the peer review could not be read after 2 attempt(s) (no JSON")
+
+
+def test_null_docstring_means_none_with_a_warning(store) -> None:  # noqa: F811
+    llm = scripted([entity(PATH, "slugify", GOOD_SLUG)], docs='{"docstring": null, "note": ""}')
+    outcome = loop(llm, store, performance=False, rerun_tests=False)
+    assert isinstance(outcome, Committed) and outcome.extended.docstring == ""
+    assert "None" not in outcome.files[PATH]
+    assert "the documentation step gave no docstring; none added" in outcome.warnings
+
+
+NASTY = 'Make a "slug".\n\nBackslash \\ and """triple""" quotes stay text.\nEnds in a quote "'
+
+
+def test_docstrings_are_indented_and_escaped_and_the_final_draft_validates(store) -> None:  # noqa: F811,E501
+    method = ("def slugify(self, text: str, sep: str = '-') -> str:\n"
+              "    return sep.join(text.lower().split())\n")
+    repo = {**REPO, PATH: "class Slugger:\n    def slugify(self, text, sep='-'):\n"
+                          "        return text\n"}
+    meta = slug_meta(symbol="Slugger.slugify", kind="method",
+                     signature="def slugify(self, text: str, sep: str = '-') -> str",
+                     examples=[{"call": "Slugger().slugify('A b')", "expected": "a-b"}])
+    docs = json.dumps({"docstring": NASTY, "note": "n"})
+    llm = scripted([entity(PATH, "Slugger.slugify", method)], docs=docs)
+    cfg = LoopConfig(max_iterations=2, extended=ExtendedConfig(performance=False,
+                                                               peer_review=False))
+    outcome = run_draft_loop(meta, task_id=TASK, llm=llm, store=store, repo_files=repo,
+                             validator=VALIDATE, select_tests=SELECT, config=cfg)
+    assert isinstance(outcome, Committed) and store.final(TASK) == outcome.commit_id
+    final = store.show(outcome.commit_id)
+    assert final.verdict == "final"
+    import ast
+
+    tree = ast.parse(final.files[PATH])
+    method_node = tree.body[0].body[0]
+    assert ast.get_docstring(method_node, clean=True) == NASTY
+    assert '\n        Backslash \\\\ and' in final.files[PATH]  # indented to the method body
+
+
+def test_a_documented_draft_that_fails_validation_is_not_final(store) -> None:  # noqa: F811
+    no_doc_test = ("from text.slug import slugify\n\n\ndef test_undocumented():\n"
+                   "    assert slugify.__doc__ is None\n")
+    llm = scripted([entity(PATH, "slugify", GOOD_SLUG)])
+    cfg = LoopConfig(max_iterations=2, extended=ExtendedConfig(performance=False,
+                                                               peer_review=False))
+    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store,
+                             repo_files={**REPO, "tests/test_doc.py": no_doc_test},
+                             validator=VALIDATE, select_tests=SELECT, config=cfg)
+    assert isinstance(outcome, Committed)
+    passed = [c for c in store.log(TASK) if c.verdict == "passed"][0]
+    assert outcome.commit_id == passed.id == store.final(TASK) == store.head(TASK)
+    assert '"""' not in outcome.files[PATH]
+    assert any(w.startswith("the documented draft failed validation") and "test_undocumented"
+               in w for w in outcome.warnings)
+    tried = store.search_episodes("", task_id=TASK)
+    assert "failed" in [e.verdict for e in tried]  # the documented attempt is in the history

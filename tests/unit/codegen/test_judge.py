@@ -56,10 +56,35 @@ def test_reask_can_recover() -> None:
 
 @pytest.mark.parametrize(("reply", "message"), [
     ('{"checks": [{"check": 3, "pass": true}]}', "check number 3 is not between 1 and 2"),
-    ('{"checks": [{"check": 1, "pass": "yes"}]}', '"pass" must be true or false'),
-    ('{"verdict": "ok"}', 'missing "checks" list'),
-    ("[1, 2]", "no JSON object"),
+    ('{"checks": [{"check": 1, "pass": "maybe"}]}', "'maybe' is neither pass"),
+    ('{"checks": [{"check": 1, "pass": "yes"}]}', "no verdict for check(s) [2]"),
+    ('{"verdict": "ok"}', "no JSON object in the answer holds a verdict"),
+    ("[1, 2]", "no JSON object in the answer"),
+    ('{"checks": [{"check": 1, "pass": true}, {"check": 1, "pass": false}, '
+     '{"check": 2, "pass": true}]}', "check 1 is given two different verdicts"),
 ])
-def test_parse_verdict_is_strict(reply: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+def test_parse_verdict_refuses_what_is_unclear(reply: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("[", r"\[").replace("]", r"\]")):
         parse_verdict(reply, CHECKS)
+
+
+def test_a_passing_verdict_inside_the_thinking_never_counts() -> None:
+    """The probe's worst case: <think> held an all-pass JSON, the real answer failed check 2."""
+    reply = ("<think>Draft answer:\n```json\n" + verdict(True, True) + "\n```\nWait, check 2: "
+             "the output keeps capitals. So it fails.</think>\n```json\n"
+             + verdict(True, False) + "\n```")
+    result = judge_draft(slug_meta(), FILES, TESTS, llm=ScriptedLLM(reply))
+    assert not result.passed and [c.passed for c in result.checks] == [True, False]
+
+
+@pytest.mark.parametrize("reply", [
+    "Sure! Here you go:\n```json\n{'checks': [{'check': 1, 'pass': 'PASS',}, "
+    "{'check': 2, 'pass': 'PASS'}]}\n```",
+    '{"Checks": [{"Check": "1", "Passed": "yes", "Reason": "ok"}, {"id": 2, "check": '
+    '"output is lower-case", "result": true}]}',
+    '{"checks": {"1": true, "2": {"pass": true, "reason": "lower()"}}}',
+    '[{"check": 1, "pass": true}, {"check": 2, "pass": true}] // all good',
+])
+def test_slips_and_variants_are_read(reply: str) -> None:
+    assert parse_verdict(reply, CHECKS)[1].passed is True

@@ -88,7 +88,7 @@ def test_generation_reasks_with_the_exact_error_then_succeeds() -> None:
     assert meta == slug_meta()
     assert 'source="repo:text/util.py util"' in llm.prompts[0]
     assert "make a slug function" in llm.prompts[0]
-    assert "answer is not a JSON object" in llm.prompts[1]
+    assert "Problems found:\nno JSON object in the answer; give the meta-code" in llm.prompts[1]
     assert "kind: 'lambda' is not one of" in llm.prompts[2]
     assert "not json at all" not in llm.prompts[2]
 

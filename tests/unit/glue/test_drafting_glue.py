@@ -14,7 +14,7 @@ import pytest
 from codemem import history, projects, runtime
 from codemem.codegen.phases import CodegenPhase
 
-from ...fakes import FunctionLLM
+from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, entity, slug_dict
 from .test_code_index_glue import make_cat
 
@@ -23,8 +23,9 @@ REQUEST = {"request": "turn a title into a URL slug", "target_path": "text/slug.
 
 
 def answer(prompt: str) -> str:
-    if prompt.startswith("You rate how useful a stored memory"):
-        return json.dumps({"score": 0.9, "reason": "relevant"})
+    scored = answer_scoring(prompt, lambda memory: (0.9, "relevant"))
+    if scored is not None:
+        return scored
     if prompt.startswith("You turn a programming request into META-CODE"):
         return json.dumps(slug_dict())
     if prompt.startswith("You write Python code for one goal"):

@@ -17,7 +17,7 @@ from codemem import projects, runtime, sources
 from codemem.codegen.loop import Committed, LoopConfig, run_draft_loop
 from codemem.memory.scratchpad import Scratchpad
 
-from ...fakes import FunctionLLM
+from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, entity, slug_meta
 from ..memory.sources.library import TEXTKIT_V1, publish, serve
 from .test_code_index_glue import make_cat
@@ -27,8 +27,9 @@ WRONG = ("import textkit\n\n\ndef slugify(text: str, sep: str = '-') -> str:\n"
 
 
 def answer(prompt: str) -> str:
-    if prompt.startswith("You rate how useful a stored memory"):
-        return json.dumps({"score": 0.9, "reason": "relevant"})
+    scored = answer_scoring(prompt, lambda text: (0.9, "relevant"))
+    if scored is not None:
+        return scored
     if prompt.startswith("You write Python code for one goal"):
         first = "Feedback on the previous attempt:\n(first attempt)" in prompt
         return entity("text/slug.py", "slugify", WRONG if first else GOOD_SLUG)

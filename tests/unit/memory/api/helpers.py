@@ -7,16 +7,22 @@ from collections.abc import Callable
 
 from codemem.memory.system import MemorySystem
 
-from ....fakes import AsyncFunctionLLM, FunctionLLM
+from .... import fakes
+from ....fakes import AsyncFunctionLLM, FunctionLLM, scoring_blocks
 
 
 def memory_of(prompt: str) -> str:
-    """The memory text inside a scoring prompt."""
-    return prompt.split("Memory:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+    """The memory text inside a pointwise scoring prompt (all memories of a listwise one)."""
+    return "\n".join(text for _, text in scoring_blocks(prompt)[1])
+
+
+def memories_of(prompts: list[str]) -> set[str]:
+    """Every memory text the scoring prompts showed (either scheme)."""
+    return {text for prompt in prompts for _, text in scoring_blocks(prompt)[1]}
 
 
 def context_of(prompt: str) -> str:
-    return prompt.split("Context:\n<<<\n", 1)[1].split("\n>>>", 1)[0]
+    return scoring_blocks(prompt)[0]
 
 
 def reply(score: float, reason: str = "because") -> str:
@@ -25,15 +31,7 @@ def reply(score: float, reason: str = "because") -> str:
 
 def keyword_scorer(rules: dict[str, float], default: float = 0.1) -> Callable[[str], str]:
     """Score = rules[k] for the first keyword k found in the memory text, else ``default``."""
-
-    def score(prompt: str) -> str:
-        memory = memory_of(prompt)
-        for key, value in rules.items():
-            if key in memory:
-                return reply(value, f"mentions {key}")
-        return reply(default, "unrelated")
-
-    return score
+    return fakes.keyword_scorer(rules, default, "unrelated")
 
 
 def async_llm(rules: dict[str, float] | None = None, default: float = 0.1,

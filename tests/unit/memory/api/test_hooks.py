@@ -9,7 +9,7 @@ import pytest
 
 from codemem.memory.system import MemorySystem
 
-from .helpers import FakeSleep, async_llm, context_of, memory_of
+from .helpers import FakeSleep, async_llm, context_of, memories_of
 
 
 @dataclasses.dataclass
@@ -43,8 +43,8 @@ def test_hooks_shape_prompts_scores_and_query(tmp_path):
         system.add_memory("def logout(): ...", {"path": "other.py"})
         found = asyncio.run(system._retrieve(Ctx("login flow", "auth.py")))
         assert [(m.text, m.relevance_score) for m in found] == [("def login(): ...", 0.8)]
-        assert {memory_of(p) for p in llm.prompts} == {"[auth.py] def login(): ...",
-                                                       "[other.py] def logout(): ..."}
+        assert memories_of(llm.prompts) == {"[auth.py] def login(): ...",
+                                            "[other.py] def logout(): ..."}
         assert {context_of(p) for p in llm.prompts} == {"login flow (in auth.py)"}
         seen = []
 
@@ -65,5 +65,4 @@ def test_default_candidate_rendering_includes_metadata(tmp_path):
         system.add_memory("plain")
         system.add_memory("tagged", {"topic": "x"})
         asyncio.run(system.retrieve_relevant_memories("plain tagged"))
-        assert {memory_of(p) for p in llm.prompts} == {"plain",
-                                                       'tagged\n(metadata: {"topic": "x"})'}
+        assert memories_of(llm.prompts) == {"plain", 'tagged\n(metadata: {"topic": "x"})'}

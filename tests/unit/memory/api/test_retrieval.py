@@ -233,25 +233,30 @@ def test_index_follows_writes_from_another_instance(tmp_path):
             "the loan was paid"]
 
 
-def test_llm_calls_per_query_do_not_grow_with_store_size(tmp_path):
+@pytest.mark.parametrize(("mode", "expected_calls"), [("pointwise", 15), ("listwise", 1)])
+def test_llm_calls_per_query_do_not_grow_with_store_size(tmp_path, mode, expected_calls):
     calls = []
     for n in (50, 1000):
         llm = async_llm(default=0.9)
-        with make_system(tmp_path / str(n), llm, candidate_limit=15) as system:
+        with make_system(tmp_path / str(n), llm, candidate_limit=15,
+                         scoring_mode=mode) as system:
             system.add_memories([f"memory {i} about topic {i % 7} and search" for i in range(n)])
             result = asyncio.run(system.retrieve_relevant_memories("search topic 3"))
             assert len(result) == 10
             calls.append(llm.calls)
             assert system.get_stats()["llm_calls"] == llm.calls
-    assert calls == [15, 15]
+    assert calls == [expected_calls, expected_calls]
 
 
-def test_max_memories_above_candidate_limit_widens_the_scored_set(tmp_path):
+@pytest.mark.parametrize(("mode", "expected_calls"), [("pointwise", 8), ("listwise", 2)])
+def test_max_memories_above_candidate_limit_widens_the_scored_set(tmp_path, mode,
+                                                                  expected_calls):
     llm = async_llm(default=0.9)
-    with make_system(tmp_path, llm, candidate_limit=5, max_memories=8) as system:
+    with make_system(tmp_path, llm, candidate_limit=5, max_memories=8,
+                     scoring_mode=mode) as system:
         system.add_memories([f"note {i} on caching" for i in range(30)])
         assert len(asyncio.run(system.retrieve_relevant_memories("caching"))) == 8
-        assert llm.calls == 8
+        assert llm.calls == expected_calls  # listwise: chunks of candidate_limit
 
 
 def test_dense_filter_falls_back_to_a_full_scan_for_rare_matches(tmp_path):

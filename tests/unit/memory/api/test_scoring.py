@@ -1,4 +1,5 @@
-"""LLM scoring: reply parsing, retries with exact backoff, failures as data, caching, fan-out."""
+"""Pointwise LLM scoring (the seed's scheme, ``scoring_mode="pointwise"``): reply parsing,
+retries with exact backoff, failures as data, caching, fan-out. Listwise: test_listwise.py."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ from .helpers import FakeSleep, async_llm, make_system, memory_of, reply
 
 def test_prompt_contains_context_memory_and_format():
     prompt = build_scoring_prompt("the context", "the memory")
-    assert "Context:\n<<<\nthe context\n>>>" in prompt
-    assert "Memory:\n<<<\nthe memory\n>>>" in prompt
+    assert 'Context:\n<<<DATA kind="context" source="query">>>\nthe context\n<<<END DATA>>>' \
+        in prompt
+    assert 'Memory:\n<<<DATA kind="memory" source="memory">>>\nthe memory\n<<<END DATA>>>' \
+        in prompt
     assert '{"score": <number' in prompt
 
 
@@ -30,6 +33,11 @@ def test_prompt_contains_context_memory_and_format():
     ('{"score": 0.8, "reason": "close match"}', 0.8, "close match"),
     ('```json\n{"score": 1, "reason": "exact"}\n```', 1.0, "exact"),
     ('Sure! {"score": 0, "reason": " none "} hope this helps', 0.0, "none"),
+    ("{score: 0.5}", 0.5, "(no reason given)"),
+    ('{"score": 0.5}', 0.5, "(no reason given)"),
+    ('{"score": 0.5, "reason": ""}', 0.5, "(no reason given)"),
+    ('{"score": "0.5", "reason": "r"}', 0.5, "r"),
+    ('<think>{"score": 0.9}</think>{"Score": "7/10", "Reason": "close",}', 0.7, "close"),
 ])
 def test_parse_accepts_valid_replies(text, score, reason):
     parsed = parse_score_reply(text)
@@ -37,10 +45,9 @@ def test_parse_accepts_valid_replies(text, score, reason):
 
 
 @pytest.mark.parametrize("text", [
-    "", "   ", None, "not json at all", "{score: 0.5}", '{"score": 1.2, "reason": "r"}',
-    '{"score": -0.1, "reason": "r"}', '{"score": NaN, "reason": "r"}', '{"score": 0.5}',
-    '{"score": 0.5, "reason": ""}', '{"score": "0.5", "reason": "r"}',
-    '{"score": true, "reason": "r"}', "[0.5]", "[" * 5000 + "]" * 5000,
+    "", "   ", None, "not json at all", '{"score": 1.2, "reason": "r"}',
+    '{"score": -0.1, "reason": "r"}', '{"score": NaN, "reason": "r"}', '{"score": 5}',
+    '{"score": true, "reason": "r"}', "[0.5]", "[" * 5000 + "]" * 5000, "I can't help.",
 ])
 def test_parse_rejects_bad_replies(text):
     with pytest.raises(ScoreReplyError):
@@ -70,8 +77,8 @@ def test_first_attempt_is_immediate():
 
 @pytest.mark.parametrize("bad,expected", [
     ("no json here", "unusable reply"),
-    (reply(1.7), "outside [0, 1]"),
-    (json.dumps({"score": 0.5}), "reason is missing"),
+    (reply(1.7), "does not say what scale"),
+    (json.dumps({"score": "high"}), "score 'high' is not a number"),
     ("", "empty"),
     (ConnectionError("reset by peer"), "ConnectionError: reset by peer"),
 ])
@@ -94,10 +101,23 @@ def test_timeout_counts_as_a_failure():
     assert outcome.score is None and "timed out" in outcome.error and outcome.attempts == 2
 
 
+def test_a_refusal_is_quoted_back_and_a_failed_call_repeats_the_prompt():
+    llm = AsyncScriptedLLM('{"score": "high"}', RuntimeError("503"), reply(0.6))
+    outcome = asyncio.run(score_with_retry(llm, "THE PROMPT", RetryPolicy(3, 0.0),
+                                           sleep=FakeSleep()))
+    assert outcome.score.score == 0.6
+    first, second, third = llm.prompts
+    assert first == "THE PROMPT"
+    assert second.startswith("Your previous answer could not be used: score: score 'high' is "
+                             "not a number") and second.rstrip().endswith("THE PROMPT")
+    assert third == second  # the client raised: the same prompt again
+
+
 def test_system_retry_sequence_through_retrieval(tmp_path):
     llm = AsyncScriptedLLM("nope", "still nope", reply(0.9, "good"))
     sleep = FakeSleep()
-    with make_system(tmp_path, llm, retry_attempts=4, retry_delay=0.5, sleep=sleep) as system:
+    with make_system(tmp_path, llm, retry_attempts=4, retry_delay=0.5, sleep=sleep,
+                     scoring_mode="pointwise") as system:
         system.add_memory("the only memory")
         result = asyncio.run(system.retrieve_relevant_memories("memory"))
         assert [(m.relevance_score, m.reasoning, m.error) for m in result] == [(0.9, "good", None)]
@@ -112,7 +132,8 @@ def test_all_retries_failing_still_returns_candidates_in_fused_order(tmp_path):
         return "I cannot answer that"
 
     llm = AsyncFunctionLLM(answer)
-    with make_system(tmp_path, llm, retry_attempts=2, use_dense=False) as system:
+    with make_system(tmp_path, llm, retry_attempts=2, use_dense=False,
+                     scoring_mode="pointwise") as system:
         system.add_memories(["gamma only", "alpha beta gamma", "beta gamma"])
         result = asyncio.run(system.retrieve_relevant_memories("beta gamma"))
         texts = [m.text for m in result]
@@ -131,7 +152,8 @@ def test_scored_results_come_before_unscored_ones(tmp_path):
     def answer(prompt: str) -> str:
         return reply(0.8) if "good" in memory_of(prompt) else "???"
 
-    with make_system(tmp_path, AsyncFunctionLLM(answer), retry_attempts=1) as system:
+    with make_system(tmp_path, AsyncFunctionLLM(answer), retry_attempts=1,
+                     scoring_mode="pointwise") as system:
         system.add_memories(["bad note", "good note"])
         result = asyncio.run(system.retrieve_relevant_memories("note"))
         assert [(m.text, m.error is None) for m in result] == [("good note", True),
@@ -148,7 +170,8 @@ def test_concurrency_is_bounded_by_batch_size(tmp_path):
         state["now"] -= 1
         return reply(0.9)
 
-    with make_system(tmp_path, llm, batch_size=3, candidate_limit=12) as system:
+    with make_system(tmp_path, llm, batch_size=3, candidate_limit=12,
+                     scoring_mode="pointwise") as system:
         system.add_memories([f"topic number {i}" for i in range(12)])
         result = asyncio.run(system.retrieve_relevant_memories("topic"))
         assert len(result) == 10
@@ -157,7 +180,7 @@ def test_concurrency_is_bounded_by_batch_size(tmp_path):
 
 def test_cache_hits_skip_the_llm_and_changes_invalidate(tmp_path):
     llm = async_llm({"apple": 0.9, "pear": 0.8})
-    with make_system(tmp_path, llm) as system:
+    with make_system(tmp_path, llm, scoring_mode="pointwise") as system:
         apple = system.add_memory("apple pie recipe")
         system.add_memory("pear tart recipe")
         first = asyncio.run(system.retrieve_relevant_memories("recipe"))
@@ -208,7 +231,7 @@ def test_llm_timeout_parameter_and_disabled_cache_through_the_system(tmp_path):
 
     sleep = FakeSleep()
     with make_system(tmp_path, slow, llm_timeout=0.05, retry_attempts=2, retry_delay=0.25,
-                     enable_caching=False, sleep=sleep) as system:
+                     enable_caching=False, sleep=sleep, scoring_mode="pointwise") as system:
         system.add_memory("slow memory")
         result = asyncio.run(system.retrieve_relevant_memories("slow"))
         assert [(m.text, m.relevance_score) for m in result] == [("slow memory", 0.0)]
@@ -218,7 +241,8 @@ def test_llm_timeout_parameter_and_disabled_cache_through_the_system(tmp_path):
 
 
 def test_a_plain_sync_function_is_accepted_as_small_model_fn(tmp_path):
-    with make_system(tmp_path, lambda prompt: reply(0.95, "sync ok")) as system:
+    with make_system(tmp_path, lambda prompt: reply(0.95, "sync ok"),
+                     scoring_mode="pointwise") as system:
         system.add_memory("anything at all")
         result = asyncio.run(system.retrieve_relevant_memories("anything"))
         assert [(m.relevance_score, m.reasoning) for m in result] == [(0.95, "sync ok")]

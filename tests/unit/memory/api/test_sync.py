@@ -12,7 +12,7 @@ from codemem import memory as memory_pkg
 from codemem.memory.sync import SyncMemorySystem
 from codemem.memory.system import MemorySystem
 
-from ....fakes import FunctionLLM
+from ....fakes import LISTWISE_MARK, POINTWISE_MARK, FunctionLLM
 from .helpers import FakeSleep, keyword_scorer, reply
 
 
@@ -20,7 +20,8 @@ def cat_like_llm(rules=None):
     score = keyword_scorer(rules or {"python": 0.9})
 
     def answer(prompt: str) -> str:
-        return score(prompt) if "Memory:\n<<<" in prompt else "PRIMARY ANSWER"
+        scoring = POINTWISE_MARK in prompt or LISTWISE_MARK in prompt
+        return score(prompt) if scoring else "PRIMARY ANSWER"
 
     return FunctionLLM(answer)
 
@@ -96,7 +97,8 @@ def test_sync_llm_calls_run_concurrently_up_to_batch_size(tmp_path):
             state["now"] -= 1
         return reply(0.9)
 
-    with make(tmp_path, FunctionLLM(llm), batch_size=3, candidate_limit=6) as memory:
+    with make(tmp_path, FunctionLLM(llm), batch_size=3, candidate_limit=6,
+              scoring_mode="pointwise") as memory:
         memory.add_memories([f"shared topic {i}" for i in range(6)])
         assert len(memory.retrieve_relevant_memories("topic")) == 6
     assert state["peak"] == 3

@@ -3,7 +3,6 @@ extraction pool (instrumentation, not mocks), a rule-based fake scoring LLM, a s
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterable
@@ -12,7 +11,7 @@ from codemem.memory.code_walk import PoolExtractor
 from codemem.memory.codebase import CodeMemorySystem
 from codemem.memory.embedding import HashingEmbedder
 
-from ....fakes import AsyncFunctionLLM
+from ....fakes import AsyncFunctionLLM, keyword_scorer
 
 SAMPLE = {
     "api/auth.py": (
@@ -101,15 +100,7 @@ class CountingExtractor:
 
 def scorer(rules: dict[str, float], default: float = 0.75) -> AsyncFunctionLLM:
     """Fake small LLM: score by the first keyword found in the memory part of the prompt."""
-
-    def score(prompt: str) -> str:
-        memory = prompt.split("Memory:\n<<<\n", 1)[-1]
-        for key, value in rules.items():
-            if key in memory:
-                return json.dumps({"score": value, "reason": f"mentions {key}"})
-        return json.dumps({"score": default, "reason": "generic"})
-
-    return AsyncFunctionLLM(score)
+    return AsyncFunctionLLM(keyword_scorer(rules, default, "generic"))
 
 
 async def no_sleep(_seconds: float) -> None:

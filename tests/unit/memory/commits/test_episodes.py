@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import pytest
 from codemem.memory.commits import CommitIndex
 from codemem.memory.commits.episodes import memory_search
 
-from ....fakes import FunctionLLM
+from ....fakes import FunctionLLM, answer_scoring
 from .conftest import Clock
 
 
@@ -102,10 +101,9 @@ def test_with_the_real_memory_system(tmp_path: Path) -> None:
     sync = pytest.importorskip("codemem.memory.sync")
 
     def judge(prompt: str) -> str:
-        memory = re.search(r"Memory:\n<<<\n(.*)\n>>>", prompt, re.S)
-        assert memory is not None
-        hit = "regex" in memory.group(1).lower()
-        return '{"score": %s, "reason": "r"}' % (0.9 if hit else 0.1)
+        reply = answer_scoring(prompt, lambda m: (0.9 if "regex" in m.lower() else 0.1, "r"))
+        assert reply is not None
+        return reply
 
     llm = FunctionLLM(judge)
     memory = sync.SyncMemorySystem(llm, str(tmp_path / "m.db"), relevance_threshold=0.5,
