@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from codemem.codegen.extended import ExtendedConfig, PerfMetrics, compare_perf
-from codemem.codegen.loop import Committed, GaveUp, LoopConfig, run_draft_loop
+from codemem.codegen.loop import Committed, GaveUp, LoopConfig, LoopDeps, run_draft_loop
 
 from ...fakes import FunctionLLM
 from .helpers_codegen import GOOD_SLUG, entity, slug_meta
@@ -41,8 +41,9 @@ def scripted(gen_replies: list[str], review: dict | None = None,
 def loop(llm, store, notes=None, **ext):  # noqa: F811
     cfg = LoopConfig(max_iterations=ext.pop("max_iterations", 3),
                      extended=ExtendedConfig(**ext))
-    return run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, notes=notes,
-                          repo_files=REPO, validator=VALIDATE, select_tests=SELECT, config=cfg)
+    return run_draft_loop(slug_meta(), LoopDeps(llm, store, notes, repo_files=REPO,
+                                                validator=VALIDATE, select_tests=SELECT),
+                          task_id=TASK, config=cfg)
 
 
 def test_peer_review_asking_for_changes_becomes_one_more_iteration(store, notes) -> None:  # noqa: F811,E501
