@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
+from .codegen.errors import MetaCodeInvalid
 from .codegen.loop import Committed, GaveUp, LoopDeps, ProgressEvent, run_draft_loop
 from .codegen.metacode import MetaCode, generate_metacode
 from .codegen.phases import CodegenPhase
@@ -67,10 +68,13 @@ def propose(request: Mapping[str, Any], feedback: Sequence[str], llm: Callable[[
         lines.append("The user's corrections to the previous proposal, in order:")
         lines.extend(f"- {item}" for item in feedback)
     meta = generate_metacode("\n".join(lines), llm=llm, context=context)
-    wanted = {key: str(request.get(key, "")).strip() for key in ("target_path", "symbol")}
-    wanted = {key: value for key, value in wanted.items() if value}
-    if any(getattr(meta, key) != value for key, value in wanted.items()):
-        meta = meta.with_changes(**wanted)  # what the user said wins over the model's guess
+    for key in ("target_path", "symbol"):  # what the user said wins over the model's guess...
+        wanted = str(request.get(key, "")).strip()
+        if wanted and getattr(meta, key) != wanted:
+            try:
+                meta = meta.with_changes(**{key: wanted})
+            except MetaCodeInvalid as err:  # ...unless the rest of the proposal contradicts it
+                log.info("kept the proposal's %s: %s", key, err)
     return meta
 
 

@@ -20,6 +20,7 @@ from .codegen.metacode import MetaCode
 from .codegen.phases import CodegenPhase
 from .lifecycle import ShuttingDown
 from .llm_port import LIFECYCLE
+from .memory.errors import TaskNotFound
 from .memory.scratchpad import Scratchpad
 from .projects import PROGRESS_INTERVAL_S, Project, Throttle
 from .state import SessionState
@@ -141,7 +142,10 @@ def interruption_report(state: SessionState, project: Project | None) -> tuple[s
     lines = [f"Your draft of {what} (task `{state.task_id}`) was interrupted: the Cat stopped "
              f"while the draft loop was {state.phase.phase.value.replace('_', ' ')}."]
     last_good = ""
-    entries: list[Any] = list(project.commits.log(state.task_id)) if project else []
+    try:
+        entries: list[Any] = list(project.commits.log(state.task_id)) if project else []
+    except TaskNotFound:  # stopped before the first commit
+        entries = []
     if entries:
         last = entries[0]
         good = next((e for e in entries if str(e.verdict).lower() in GOOD_VERDICTS), None)

@@ -113,10 +113,14 @@ def _decide(words: list[str], verb: str, code: bool, question: bool) -> Intent:
     return Intent.OTHER
 
 
+THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
+
+
 def parse_tie_break(reply: str) -> bool:
-    """The LLM's yes/no (anything unreadable counts as no: the Cat then answers normally)."""
-    words = _words(reply)
-    return bool(words) and words[0] in ("yes", "y", "si", "sì", "ja", "oui", "true")
+    """The LLM's yes/no, after any ``<think>`` block and an "Answer:" label (anything
+    unreadable counts as no: the Cat then answers as usual)."""
+    words = [w for w in _words(THINK_RE.sub(" ", reply or "")) if w != "answer"]
+    return bool(words) and words[0] in ("yes", "y", "si", "ja", "oui", "true")
 
 
 # -- extraction -----------------------------------------------------------------------------

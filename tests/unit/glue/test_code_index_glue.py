@@ -119,16 +119,3 @@ def test_repository_ids_are_stable_and_path_safe():
     a = projects.repository_id("/work/my repo/../x")
     assert a == projects.repository_id("/work/my repo/../x")
     assert "/" not in a and " " not in a and a != projects.repository_id("/other/x")
-
-
-def test_an_embedder_change_rebuilds_the_project_and_releases_the_old_one(tmp_path, repo):
-    cat, _, _ = make_cat(tmp_path, repo)
-    first = project_of(cat)
-    assert project_of(cat) is first
-    cat.memory.vectors.declarative.embedder_name = "AnotherEmbedder"
-    second = project_of(cat)
-    assert second is not first and second.config.embedder_name == "AnotherEmbedder"
-    from codemem.memory.store import StoreClosed
-
-    with pytest.raises(StoreClosed):
-        first.code.get_memory("anything")  # the old store was released
