@@ -188,6 +188,10 @@ class Registry:
         for project in projects:
             project.close()
 
+    def projects(self) -> list[Project]:
+        with self._lock:
+            return list(self._projects.values())
+
     def data_folders(self) -> list[str]:
         with self._lock:
             return [project_folder(p.config) for p in self._projects.values()]

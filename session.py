@@ -251,6 +251,10 @@ class Sessions:
                 session = self._sessions[user_id] = Session(user_id, read_state(working_memory))
             return session
 
+    def get(self, user_id: str) -> Session | None:
+        with self._lock:
+            return self._sessions.get(user_id)
+
     def all(self) -> list[Session]:
         with self._lock:
             return list(self._sessions.values())

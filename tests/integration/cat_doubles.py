@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,15 +60,33 @@ class LLMScript:
     answer: str = "FAKE-LLM-ANSWER"
     #: ``(substring, reply)`` pairs tried first, for the plugin's own prompts.
     rules: list = field(default_factory=list)
+    #: ``(substring of the user's message, tool name)``: tool selection by message.
+    tools: list = field(default_factory=list)
+    #: ``(substring, seconds, flag file)``: a prompt holding the substring touches the flag
+    #: file, then waits ``seconds`` before answering (a slow model call in flight).
+    slow: list = field(default_factory=list)
     prompts: list = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, text: str) -> LLMScript:
+        """A script from its JSON form (for a Cat in another process)."""
+        data = json.loads(text)
+        return cls(**{k: [tuple(v) for v in data[k]] if isinstance(data[k], list) else data[k]
+                      for k in data})
 
     def reply(self, prompt: str) -> str:
         self.prompts.append(prompt)
+        for marker, seconds, flag in self.slow:
+            if marker in prompt:
+                with open(flag, "a", encoding="utf-8") as handle:
+                    handle.write("in flight\n")
+                time.sleep(float(seconds))
         for marker, answer in self.rules:
             if marker in prompt:
                 return answer
         if 'Create a JSON with the correct "action"' in prompt:
-            return json.dumps({"action": self.tool_action, "action_input": self.tool_input})
+            action = next((tool for text, tool in self.tools if text in prompt), self.tool_action)
+            return json.dumps({"action": action, "action_input": self.tool_input})
         if "Your task is to fill up a JSON" in prompt:
             return json.dumps(self.form_json)
         if "whether a user wants to exit" in prompt:

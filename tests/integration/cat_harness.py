@@ -354,6 +354,22 @@ def _serve(mp: Any, plugins_name: str, plugin_dir: pathlib.Path, workdir: pathli
         yield run
 
 
+def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
+    """Wait for every indexing thread of the plugin in ``run``'s Cat."""
+    for project in run.plugin_module("runtime").REGISTRY.projects():
+        if project.indexer is not None:
+            project.indexer.join(timeout)
+            assert not project.indexer.is_alive(), f"indexing did not finish in {timeout} s"
+
+
+def wait_for_draft(run: CatRun, user: str, context: Any = "", timeout: float = 600) -> None:
+    """Wait for ``user``'s draft loop in ``run``'s Cat (``context`` explains a missing one)."""
+    session = run.plugin_module("runtime").SESSIONS.get(user)
+    assert session is not None and session.worker is not None, context
+    session.worker.join(timeout)
+    assert not session.worker.alive, f"the draft loop did not finish in {timeout} s"
+
+
 # -- the no-git probe (runs in a subprocess whose PATH has no git) ----------------------------
 
 

@@ -32,7 +32,7 @@ def repo(tmp_path):
 
 
 def wait_for_indexing():
-    for project in runtime.REGISTRY._projects.values():
+    for project in runtime.REGISTRY.projects():
         if project.indexer is not None:
             project.indexer.join(timeout=120)
             assert not project.indexer.is_alive()

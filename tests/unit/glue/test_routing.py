@@ -54,7 +54,7 @@ def llm(monkeypatch):
 def indexed(tmp_path, repo):
     cat, sent, _ = make_cat(tmp_path, repo)
     runtime.start_indexing(cat)
-    for project in runtime.REGISTRY._projects.values():
+    for project in runtime.REGISTRY.projects():
         project.indexer.join(60)
     return cat
 
