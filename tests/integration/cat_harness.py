@@ -354,6 +354,22 @@ def _serve(mp: Any, plugins_name: str, plugin_dir: pathlib.Path, workdir: pathli
         yield run
 
 
+@contextlib.contextmanager
+def configured(run: CatRun, **settings: Any) -> Iterator[None]:
+    """A booted Cat with these plugin settings (through the Cat's settings API); the settings
+    and the LLM script are restored after."""
+    url = f"/plugins/settings/{PLUGIN_ID}"
+    before = run.client.get(url).json()["value"]
+    put = run.client.put(url, json=settings)
+    assert put.status_code == 200, put.text
+    try:
+        yield
+    finally:
+        run.script.rules.clear()
+        run.script.tool_action, run.script.form_json = "no_action", {}
+        run.client.put(url, json=before)
+
+
 def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
     """Wait for every indexing thread of the plugin in ``run``'s Cat."""
     for project in run.plugin_module("runtime").REGISTRY.projects():

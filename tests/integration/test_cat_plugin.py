@@ -6,7 +6,6 @@ cache type, PATH or a restart boot a dedicated one. The LLM is the only fake (ca
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pickle
@@ -146,21 +145,6 @@ def test_status_tool_answers_a_chat_turn(cat_run):
         "the tool was never offered to the LLM"
 
 
-@contextlib.contextmanager
-def configured(run, **settings):
-    """The shared Cat with these plugin settings; settings and the LLM script restored after."""
-    url = f"/plugins/settings/{PLUGIN_ID}"
-    before = run.client.get(url).json()["value"]
-    put = run.client.put(url, json=settings)
-    assert put.status_code == 200, put.text
-    try:
-        yield
-    finally:
-        run.script.rules.clear()
-        run.script.tool_action, run.script.form_json = "no_action", {}
-        run.client.put(url, json=before)
-
-
 #: A request that names its file and symbol: routed to the form by the plugin, pre-filled.
 REQUEST_TEXT = "write a function parse_iso_date in utils/dates.py that parses ISO-8601 dates"
 
@@ -193,7 +177,8 @@ def test_the_form_proposes_meta_code_and_cancel_drops_the_task(cat_run, tmp_path
     repo = tmp_path / "repo"
     (repo / "utils").mkdir(parents=True)
     (repo / "utils" / "text.py").write_text("def shout(s: str) -> str:\n    return s.upper()\n")
-    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data")):
+    with cat_harness.configured(cat_run, repository_path=str(repo),
+                                data_folder=str(tmp_path / "data")):
         cat_run.script.rules.append(("into META-CODE", json.dumps(METACODE)))
         proposal = start_form(cat_run, "erin")
         state = cat_run.plugin_state("erin")
@@ -226,7 +211,8 @@ def test_indexed_code_lands_in_the_cats_memory_and_reaches_the_prompt_braces_int
     repo = tmp_path / "repo"
     (repo / "fmt").mkdir(parents=True)
     (repo / "fmt" / "pairs.py").write_text(BRACED_CODE)
-    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data")):
+    with cat_harness.configured(cat_run, repository_path=str(repo),
+                                data_folder=str(tmp_path / "data")):
         cat_run.script.tool_action = "index_code_repository"
         started = cat_run.chat("index my repository", user="frank")
         cat_run.script.tool_action = "no_action"
@@ -263,8 +249,9 @@ def test_go_drafts_in_a_worker_thread_and_the_result_reaches_the_user(cat_run, t
     (repo / "utils").mkdir(parents=True)
     (repo / "utils" / "__init__.py").write_text("")
     script = cat_run.script
-    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data"),
-                    max_iterations=2, check_judge=False, extended_loop=False, peer_review=False):
+    with cat_harness.configured(cat_run, repository_path=str(repo),
+                                data_folder=str(tmp_path / "data"), max_iterations=2,
+                                check_judge=False, extended_loop=False, peer_review=False):
         script.rules += [("into META-CODE", json.dumps(METACODE)),
                          ("You write Python code for one goal", DRAFT)]
         with cat_run.session("gina") as chat:
