@@ -58,7 +58,8 @@ class LLMScript:
     form_json: dict = field(default_factory=dict)
     confirm: bool = True
     answer: str = "FAKE-LLM-ANSWER"
-    #: ``(substring, reply)`` pairs tried first, for the plugin's own prompts.
+    #: ``(substring, reply)`` pairs tried first, for the plugin's own prompts (a list of
+    #: replies is answered in turn).
     rules: list = field(default_factory=list)
     #: ``(substring of the user's message, tool name)``: tool selection by message.
     tools: list = field(default_factory=list)
@@ -82,8 +83,9 @@ class LLMScript:
                     handle.write("in flight\n")
                 time.sleep(float(seconds))
         for marker, answer in self.rules:
-            if marker in prompt:
-                return answer
+            if marker in prompt:  # a list: its answers in turn, the last one for good
+                return (answer.pop(0) if len(answer) > 1 else answer[0]) \
+                    if isinstance(answer, list) else answer
         if 'Create a JSON with the correct "action"' in prompt:
             action = next((tool for text, tool in self.tools if text in prompt), self.tool_action)
             return json.dumps({"action": action, "action_input": self.tool_input})

@@ -86,6 +86,8 @@ def test_a_question_gets_the_plugins_retrieval_small_talk_does_not(cat):
     asked = cat.script.prompts[mark:]
     assert answer["text"] == cat.script.answer
     assert not any(TOOL_SELECTION in p for p in asked), "search_code was offered anyway"
+    others = [p for p in asked if not p.startswith("You rate how useful")]
+    assert len(others) == 1, [p[:80] for p in others]  # the answer; the rest is scoring
     main_prompt = asked[-1]
     assert SECTION in main_prompt and "return {'year': text[:4]}" in main_prompt  # braces kept
     mark = len(cat.script.prompts)
