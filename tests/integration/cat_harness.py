@@ -302,7 +302,7 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
     """Boot the Cat (TestClient lifespan) with the plugin mounted and, by default, toggled on.
 
     ``workdir`` holds the metadata (so a second boot on it finds the plugin active at startup)
-    and the file-system cache. The plugin lives in a fresh ``<core>/cwm_it_*`` folder, or in
+    and the file-system cache. The plugin lives in a fresh ``<core>/cwm_run_*`` folder, or in
     ``plugins_name`` of a boot kept with ``keep_plugins_dir`` (pickles name classes by module
     path: a restart needs the same one). ``settings`` becomes its ``settings.json``; ``files``
     (name -> text) replace top-level files; ``before_boot(mp)`` may add monkeypatches. Boots
@@ -311,7 +311,9 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
 
     workdir.mkdir(parents=True, exist_ok=True)
     if plugins_name is None:
-        plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_it_", dir=core))
+        # not "cwm_it_": older fixtures of test runs sharing the core remove those they did not
+        # have when they started
+        plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_run_", dir=core))
     plugin_dir = core / plugins_name / PLUGIN_ID
     logs = LogCapture()
     with pytest.MonkeyPatch.context() as mp:

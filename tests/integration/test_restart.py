@@ -59,7 +59,7 @@ def served(cat_core, tmp_path):
     repo = tmp_path / "repo"
     (repo / "text").mkdir(parents=True)
     (repo / "text" / "slug.py").write_text("def other():\n    return 1\n")
-    # its own prefix: other test runs on a shared core clean up their "cwm_it_" folders
+    # its own prefix, so that no other test run sharing the core takes it for its own
     plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_srv_", dir=cat_core))
     plugin_dir = cat_harness.mirror_plugin(cat_core / plugins_name / PLUGIN_ID)
     (plugin_dir / "settings.json").write_text(json.dumps({
