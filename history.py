@@ -133,7 +133,7 @@ def apply_if_asked(session: Session, turn: Turn, text: str) -> str | None:
 
 def _apply(session: Session, turn: Turn, project: Project) -> str:
     state = session.state
-    draft = project.commits.show(state.commit_id).files
+    draft = project.commits.show(state.commit_id).files or {}
     expected = _expected_files(project, state.task_id, state.applied_commit)
     changed = {path: text for path, text in draft.items() if expected.get(path) != text}
     if not changed:
@@ -155,7 +155,7 @@ def _apply(session: Session, turn: Turn, project: Project) -> str:
 def _expected_files(project: Project, task: str, applied_commit: str) -> dict[str, Any]:
     """What each file should hold now: what the last apply wrote, else the task's base."""
     entries = project.commits.log(task)
-    base = dict(project.commits.show(entries[-1].id).files) if entries else {}
+    base = dict(project.commits.show(entries[-1].id).files or {}) if entries else {}
     if applied_commit:
-        base.update(project.commits.show(applied_commit).files)
+        base.update(project.commits.show(applied_commit).files or {})
     return base

@@ -151,5 +151,5 @@ class ScopedDraftStore:
         if task_id is not None:
             if task_id != self._task_id:
                 return []  # another task's history is not this loop's business
-            return self._commits.search_episodes(query, task_id=task_id, limit=limit)
+            return list(self._commits.search_episodes(query, task_id=task_id, limit=limit))
         return list(self._others())[:limit]

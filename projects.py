@@ -23,9 +23,10 @@ from typing import Any
 
 from .config import IndexScope, ProjectConfig
 from .llm_port import Meter, metering, small_model
+from .memory.code_context import CodeContext
 from .memory.code_index import IndexProgress, WalkedFile
 from .memory.code_walk import default_walker
-from .memory.codebase import CodeContext, CodeMemorySystem
+from .memory.codebase import CodeMemorySystem
 from .memory.commits import CommitIndex
 from .memory.vector_sink import CatVectorSink, NamedEmbedder
 from .privacy import SHARED_TYPES, TaskLedger
@@ -59,7 +60,7 @@ class ScopedWalker:
     def __init__(self, scope: IndexScope) -> None:
         self.scope = scope
 
-    def __call__(self, root: str, exclude: list, recursive: bool,
+    def __call__(self, root: str, exclude: list[str], recursive: bool,
                  max_file_bytes: int) -> Iterable[WalkedFile]:
         return default_walker(root, exclude, recursive, max_file_bytes,
                               include=self.scope.include, languages=self.scope.languages)

@@ -51,12 +51,12 @@ _local = threading.local()
 
 
 def begin_turn() -> TurnNotes:
-    _local.notes = TurnNotes()
-    return _local.notes
+    notes = _local.notes = TurnNotes()
+    return notes
 
 
 def notes() -> TurnNotes:
-    current = getattr(_local, "notes", None)
+    current: TurnNotes | None = getattr(_local, "notes", None)
     return current if current is not None else begin_turn()
 
 

@@ -50,10 +50,13 @@ def _ensure_shutdown_hook() -> None:
             return
         _shutdown_hooked.append(True)
     LIFECYCLE.on_shutdown("stop draft loops", SESSIONS.stop_all)
-    LIFECYCLE.on_shutdown("kill sandboxes and parser workers",
-                          lambda: kill_children(CHILD_MARKERS, REGISTRY.data_folders()))
+    LIFECYCLE.on_shutdown("kill sandboxes and parser workers", _kill_children)
     LIFECYCLE.on_shutdown("close projects", REGISTRY.close_all)
     LIFECYCLE.install()
+
+
+def _kill_children() -> None:
+    kill_children(CHILD_MARKERS, REGISTRY.data_folders())
 
 
 def session_turn(cat: Any) -> tuple[Session, Turn]:

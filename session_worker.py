@@ -97,12 +97,10 @@ class DraftWorker:
         return self.project.commits.diff(base, outcome.commit_id) if base else ""
 
     def _finish(self, outcome: Committed | GaveUp, diff: str) -> None:
-        done = isinstance(outcome, Committed)
-        commit = outcome.commit_id if isinstance(outcome, Committed) else outcome.last_good
-        if done:
-            self._update(CodegenPhase.DONE, commit)
+        if isinstance(outcome, Committed):
+            self._update(CodegenPhase.DONE, outcome.commit_id)
         else:
-            self._update(commit_id=commit, failure=outcome.reason)
+            self._update(commit_id=outcome.last_good, failure=outcome.reason)
         self.link.send(drafting.outcome_message(outcome, self.meta, diff,
                                                 self.session.meter.calls), "chat")
 

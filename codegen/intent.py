@@ -164,7 +164,7 @@ def _explicit_symbol(text: str) -> str:
 
 def _code_shaped(text: str) -> str:
     """A ``snake_case`` or ``dotted.name`` that is not a field, flag or argument."""
-    tokens = re.findall(r"[\w.]+", text)
+    tokens: list[str] = re.findall(r"[\w.]+", text)
     for i, token in enumerate(tokens):
         neighbours = {_fold(t.lower()) for t in tokens[max(0, i - 1):i + 2]}
         if _plausible(token) and ("_" in token.strip("_") or "." in token) \
