@@ -24,7 +24,7 @@ from . import drafting
 from .codegen.errors import CodegenError
 from .codegen.metacode import MetaCode
 from .codegen.phases import CodegenPhase
-from .codegen.replies import ReplyIntent, classify_reply
+from .codegen.replies import ReplyIntent, classify_reply, is_resume
 from .llm_port import LIFECYCLE, Meter, plugin_llm
 from .memory.errors import CodeMemoryError
 from .projects import Project
@@ -149,7 +149,7 @@ class Session:
             if intent is ReplyIntent.CANCEL:
                 self._fail(turn, "cancelled by the user")
                 return f"Cancelled the request (task `{task}`)."
-            if intent is ReplyIntent.CONFIRM:
+            if intent is ReplyIntent.CONFIRM or is_resume(text):  # "continue" = go on
                 return self.confirm(turn)
             return self._revise(turn, text)
 
