@@ -154,10 +154,12 @@ def _kind(words: list[str]) -> str:
 
 
 def _explicit_symbol(text: str) -> str:
-    """A name in backticks, or written as a call: ``slugify`` / ``divide()``."""
+    """A name in backticks, or written as a call: ``slugify`` / ``divide()`` (not one that is
+    a parameter or field of something else: "a `timeout` parameter")."""
     for pattern in (BACKTICK_RE, CALL_RE):
         for match in pattern.finditer(text):
-            if _plausible(match.group(1)):
+            following = _words(text[match.end():])[:1]
+            if _plausible(match.group(1)) and not set(following) & MEMBER_NOUNS:
                 return match.group(1)
     return ""
 
@@ -198,8 +200,9 @@ def _name_after(tokens: list[str], folded: list[str], i: int) -> str:
     j, naming = i + 1, False
     while j < len(tokens) and folded[j] in NAMING_WORDS:
         j, naming = j + 1, True
-    if j < len(tokens) and folded[j] in FOR_WORDS and _ends_phrase(folded, j + 1):
-        j, naming = j + 1, True
+    singular = not folded[i].endswith("s") or folded[i] in ("class", "classe")
+    if j < len(tokens) and folded[j] in FOR_WORDS and singular and _ends_phrase(folded, j + 1):
+        j, naming = j + 1, True  # "a test for slugify" (not "functions for area and ...")
     if j >= len(tokens) or not _plausible(tokens[j]) or _ordinary(tokens[j]) \
             or tokens[j].isupper():
         return ""
