@@ -1,23 +1,15 @@
 """GLUE: the conversational form that collects a code request.
 
-The form asks for what the code must do, where it goes and the symbol's name, then hands the
-request to ``runtime``, which opens the task and answers with proposed meta-code; the user
-confirms *that* (the meaningful confirmation), so the form itself does not ask twice.
+Usually started by the plugin itself, pre-filled from the message (``runtime.read_message``);
+the Cat may also start it from its examples. It asks only for what the message did not say,
+then hands the request to the session, which answers with proposed meta-code; the user confirms
+*that* (the meaningful confirmation), so the form itself does not ask twice.
 """
 
-from cat.experimental.form import CatForm, form
-from pydantic import BaseModel, Field
+from cat.experimental.form import CatForm, CatFormState, form
 
 from . import runtime
-
-
-class CodeRequest(BaseModel):
-    """A request for new or changed Python code."""
-
-    request: str = Field(description="what the code must do, in the user's words")
-    target_path: str = Field(description="repository-relative file the code goes into, "
-                             "e.g. utils/dates.py")
-    symbol: str = Field(description="name of the function, class or method to write")
+from .request_form import CodeRequest
 
 
 @form
@@ -32,5 +24,8 @@ class CodeRequestForm(CatForm):
     stop_examples = ["stop writing code", "cancel the code request"]
     ask_confirm = False
 
+    def next(self):
+        return runtime.advance_form(self, CatFormState)
+
     def submit(self, form_data):
-        return {"output": runtime.propose_request(self.cat, form_data)}
+        return {"output": runtime.submit_request(self.cat, form_data)}

@@ -2,14 +2,13 @@
 
 from cat.mad_hatter.decorators import hook
 
-from . import history, runtime
+from . import forms, recall, runtime
 
 
 @hook(priority=1)
 def before_cat_reads_message(user_message_json, cat):
-    """Put the scratchpad and the task phase into the user's working memory every turn."""
-    runtime.attach_state(cat)
-    return user_message_json
+    """Publish the user's state, report an interrupted task, and route code requests."""
+    return runtime.read_message(cat, user_message_json, forms.CodeRequestForm)
 
 
 @hook
@@ -21,37 +20,28 @@ def after_cat_bootstrap(cat):
 @hook
 def before_cat_recalls_declarative_memories(declarative_recall_config, cat):
     """Recall a few more declarative memories: code points are taken out afterwards."""
-    return runtime.widen_declarative_recall(declarative_recall_config)
+    return recall.widen_declarative_recall(declarative_recall_config)
 
 
 @hook
 def after_cat_recalls_memories(cat):
     """Keep code out of the ordinary recall; the plugin formats it for the prompt itself."""
-    runtime.split_code_recall(cat)
+    runtime.after_recall(cat)
 
 
 @hook
 def before_agent_starts(agent_input, cat):
-    """Hand this turn's recalled code to the prompt as a variable (braces stay intact)."""
-    agent_input.code_context = runtime.code_context()
-    return agent_input
+    """Hand this turn's code context to the prompt as a variable (braces stay intact)."""
+    return runtime.prompt_variables(cat, agent_input)
 
 
 @hook
 def agent_prompt_suffix(prompt_suffix, cat):
-    """Show recalled code, with its newlines and locations, when there is any."""
-    return runtime.add_code_section(prompt_suffix)
+    """Show the code context, with its newlines and locations, when there is any."""
+    return recall.add_code_section(prompt_suffix)
 
 
 @hook
 def agent_fast_reply(fast_reply, cat):
-    """Answer proposed meta-code ("go", "cancel", changes), "stop" and "apply" directly."""
-    text = getattr(cat.working_memory.user_message_json, "text", "") or ""
-    answer = runtime.reply_to_proposal(cat, text)
-    if answer is None:
-        answer = runtime.stop_if_asked(cat, text)
-    if answer is None:
-        answer = history.apply_if_asked(cat, text)
-    if answer is not None:
-        fast_reply["output"] = answer
-    return fast_reply
+    """Answer proposed meta-code ("go", "cancel", changes), "stop", "continue" and "apply"."""
+    return runtime.fast_reply(cat, fast_reply)

@@ -1,64 +1,110 @@
-"""GLUE (composition, with ``runtime``): the long-lived core objects of each repository.
+"""COMPOSITION: one Registry of projects, each a repository's long-lived core objects.
 
-Non-picklable handles (SQLite connections, the parsing pool, git repositories) must not live
-in ``cat.working_memory`` (cat-v1-api.md §7), so they live here, in a registry keyed by what
-determines them: data folder, repository and embedder. Built lazily on first use (never at
-import or in ``activated``), rebuilt when the Cat's embedder changes (the Cat re-creates its
-collections then, and ``CodeMemorySystem`` re-pushes the vectors it keeps).
+Non-picklable handles (SQLite connections, the parsing pool, git repositories) must not live in
+``cat.working_memory`` (cat-v1-api.md §7), so they live here, shared by every user of the
+repository. A project is built from one frozen ``ProjectConfig``: when its fingerprint changes,
+the registry applies the change to the running project (retrieval tuning, indexing scope), or
+rebuilds it when the change touches what the stores are made of (repository, data folder,
+the Cat's embedder, whose change makes the Cat re-create its collections). A rebuilt project's
+predecessor is closed once the last worker using it lets go of its lease.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
-import logging
 import os
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from .memory.code_index import IndexProgress
-from .memory.codebase import CodeContext, CodeMemorySystem
+from .config import IndexScope, ProjectConfig
+from .llm_port import Meter, metering, small_model
+from .memory.code_context import CodeContext
+from .memory.code_index import IndexProgress, WalkedFile
+from .memory.code_walk import default_walker
+from .memory.codebase import CodeMemorySystem
 from .memory.commits import CommitIndex
-from .memory.repo_root import check_repository_root
 from .memory.vector_sink import CatVectorSink, NamedEmbedder
-from .settings import PluginSettings
-
-log = logging.getLogger(__name__)
+from .privacy import SHARED_TYPES, TaskLedger
 
 #: Seconds between two progress notifications of one indexing run.
 PROGRESS_INTERVAL_S = 3.0
 
 
-def cat_llm(prompt: str) -> str:
-    """The Cat's LLM, resolved at call time (it changes when the admin saves LLM settings)."""
-    from cat.looking_glass.cheshire_cat import CheshireCat
+@dataclass(frozen=True)
+class CatVectors:
+    """The Cat's embedder and declarative collection as they are now.
 
-    return CheshireCat().llm(prompt)
+    The Cat re-creates ``cat.memory`` whenever the LLM or embedder settings are saved, so these
+    are read from the Cat at every use, never kept.
+    """
+
+    embedder: Any
+    name: str
+    declarative: Any
+
+    @classmethod
+    def of(cls, cat: Any) -> CatVectors:
+        declarative = cat.memory.vectors.declarative
+        name = getattr(declarative, "embedder_name", "") or type(cat.embedder).__name__
+        return cls(cat.embedder, name, declarative)
 
 
-async def small_model(prompt: str) -> str:
-    """``small_model_fn`` for the memory systems: the Cat's synchronous LLM, off the loop."""
-    return await asyncio.to_thread(cat_llm, prompt)
+class ScopedWalker:
+    """The indexer's walker with the project's current include globs and languages."""
+
+    def __init__(self, scope: IndexScope) -> None:
+        self.scope = scope
+
+    def __call__(self, root: str, exclude: list[str], recursive: bool,
+                 max_file_bytes: int) -> Iterable[WalkedFile]:
+        return default_walker(root, exclude, recursive, max_file_bytes,
+                              include=self.scope.include, languages=self.scope.languages)
 
 
-@dataclass
 class Project:
     """One repository's core objects, shared by every user who works on it."""
 
-    root: str
-    data_dir: str
-    embedder_key: str
-    code: CodeMemorySystem
-    commits: CommitIndex
-    index_lock: threading.Lock = field(default_factory=threading.Lock)
-    last_index: str = ""
+    def __init__(self, config: ProjectConfig, code: CodeMemorySystem, commits: CommitIndex,
+                 ledger: TaskLedger, walker: ScopedWalker) -> None:
+        self.config = config
+        self.code = code
+        self.commits = commits
+        self.ledger = ledger
+        self._walker = walker
+        self.index_lock = threading.Lock()
+        self.indexer: threading.Thread | None = None
+        self.last_index = ""
+        #: Bumped by every indexing run: per-task retrieval caches are keyed by it.
+        self.generation = 0
+        self.leases = 0
+        self.retired = False
 
+    @property
+    def root(self) -> str:
+        return self.config.root
 
-_registry_lock = threading.Lock()
-_projects: dict[tuple[str, str], Project] = {}
+    @property
+    def indexing(self) -> bool:
+        return self.indexer is not None and self.indexer.is_alive()
+
+    def apply(self, config: ProjectConfig) -> None:
+        """Take the tuning and scope of ``config`` (same identity) without rebuilding."""
+        self.code.update_retrieval_config(**config.tuning.retrieval())
+        for name, value in config.tuning.boosts().items():
+            setattr(self.code, name, value)
+        self.code.max_file_bytes = config.scope.max_file_bytes
+        self._walker.scope = config.scope
+        self.config = config
+
+    def close(self) -> None:
+        """Release the database, the parsing pool and the git helpers (idempotent)."""
+        self.code.close()
+        self.commits.close()
 
 
 def repository_id(root: str) -> str:
@@ -68,89 +114,88 @@ def repository_id(root: str) -> str:
     return f"{base or 'repo'}-{digest}"
 
 
-def _embedder_parts(cat: Any) -> tuple[Any, str, Any]:
-    """The Cat's embedder, its collection's embedder name, and the declarative collection."""
-    declarative = cat.memory.vectors.declarative
-    name = getattr(declarative, "embedder_name", "") or type(cat.embedder).__name__
-    return cat.embedder, name, declarative
+def project_folder(config: ProjectConfig) -> str:
+    return os.path.join(config.data_dir, "repositories", repository_id(config.root))
 
 
-def project_for(cat: Any, settings: PluginSettings, data_dir: str,
-                protected: tuple[str, ...] = ()) -> Project:
-    """The repository's project, built on first use or when the embedder changed.
-
-    ``protected`` folders (the Cat's data) may not overlap the repository, nor may the
-    plugin's own ``data_dir``.
-    """
-    root = check_repository_root(settings.repository_path, protected=[data_dir, *protected])
-    embedder, embedder_name, declarative = _embedder_parts(cat)
-    key = (data_dir, root)
-    with _registry_lock:
-        project = _projects.get(key)
-        if project is not None and project.embedder_key == embedder_name:
-            project.code.attach_vector_sink(CatVectorSink(declarative))
-            return project
-        if project is not None:  # the embedder changed: rebuild, releasing the old handles
-            project.code.close()
-            project.commits.close()
-        project = _build(root, data_dir, settings, embedder, embedder_name, declarative)
-        _projects[key] = project
-        return project
-
-
-def _build(root: str, data_dir: str, settings: PluginSettings, embedder: Any,
-           embedder_name: str, declarative: Any) -> Project:
-    repo_id = repository_id(root)
-    folder = os.path.join(data_dir, "repositories", repo_id)
+def build_project(config: ProjectConfig, vectors: CatVectors,
+                  ledger: TaskLedger | None = None) -> Project:
+    """A project's stores in ``<data folder>/repositories/<repository id>/``."""
+    folder = project_folder(config)
     os.makedirs(folder, exist_ok=True)
+    walker = ScopedWalker(config.scope)
     code = CodeMemorySystem(
-        small_model,
-        db_path=os.path.join(folder, "code_memories.db"),
-        relevance_threshold=settings.relevance_threshold,
-        max_memories=settings.max_memories,
-        batch_size=settings.batch_size,
-        enable_caching=settings.enable_caching,
-        enable_dependency_boost=settings.enable_dependency_boost,
-        enable_recency_boost=settings.enable_recency_boost,
-        dependency_boost_amount=settings.dependency_boost_amount,
-        recency_boost_amount=settings.recency_boost_amount,
-        recency_days=settings.recency_days,
-        retry_attempts=settings.retry_attempts,
-        retry_delay=settings.retry_delay,
-        embedder=NamedEmbedder(embedder, embedder_name),
-        vector_sink=CatVectorSink(declarative),
-        repository_id=repo_id,
-        max_file_bytes=settings.max_file_kb * 1024,
-    )
-    commits = CommitIndex(os.path.join(folder, "history.git"), episodes=code,
-                          episode_search=episode_search(code))
-    return Project(root=root, data_dir=data_dir, embedder_key=embedder_name, code=code,
-                   commits=commits)
+        small_model, db_path=os.path.join(folder, "code_memories.db"),
+        **config.tuning.retrieval(), **config.tuning.boosts(),
+        embedder=NamedEmbedder(vectors.embedder, vectors.name),
+        vector_sink=CatVectorSink(vectors.declarative),
+        repository_id=repository_id(config.root),
+        max_file_bytes=config.scope.max_file_bytes, walker=walker)
+    # Episodes are searched without the memory API's LLM scoring here: a task's loop gets its
+    # own history directly and other tasks' episodes from its one combined retrieval.
+    commits = CommitIndex(os.path.join(folder, "history.git"), episodes=code)
+    return Project(config, code, commits, ledger or TaskLedger(os.path.join(folder,
+                                                                            "tasks.json")),
+                   walker)
 
 
-#: Memory types that answer questions about the code (episodes are the loop's own business).
-CODE_TYPES = ("code_entity", "documentation", "debugging_session")
+class Registry:
+    """The process's projects, keyed by data folder and repository."""
 
+    def __init__(self, build: Callable[..., Project] = build_project) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._projects: dict[tuple[str, str], Project] = {}
 
-def episode_search(code: CodeMemorySystem) -> Callable[[str, int], list[Any]]:
-    """The draft history's episode search through the Memory API's retrieval.
+    def project(self, config: ProjectConfig, vectors: CatVectors) -> Project:
+        """The project for ``config``: built, reconfigured or rebuilt as its fingerprint says."""
+        key = (config.data_dir, config.root)
+        with self._lock:
+            current = self._projects.get(key)
+            if current is not None and current.config.identity == config.identity:
+                current.code.attach_vector_sink(CatVectorSink(vectors.declarative))
+                if current.config.fingerprint() != config.fingerprint():
+                    current.apply(config)
+                return current
+            if current is not None:  # the embedder changed: the old one goes when unused
+                self._retire(current)
+            project = self._build(config, vectors, current.ledger if current else None)
+            self._projects[key] = project
+            return project
 
-    Every commit is added to ``code`` as an episode memory (``kind: episode``); this finds the
-    relevant ones with the same bounded lexical + dense + LLM-scored retrieval. The commit index
-    falls back to its built-in ranking when this fails.
-    """
+    @contextlib.contextmanager
+    def lease(self, project: Project) -> Iterator[Project]:
+        """Hold ``project`` open for long work (a draft loop) even if it is rebuilt meanwhile."""
+        with self._lock:
+            project.leases += 1
+        try:
+            yield project
+        finally:
+            with self._lock:
+                project.leases -= 1
+                close = project.retired and project.leases == 0
+            if close:
+                project.close()
 
-    def search(query: str, limit: int) -> list[Any]:
-        found = asyncio.run(code.retrieve_relevant_memories(
-            query or "recent drafts", filters={"kind": "episode"}))
-        return found[:limit]
+    def _retire(self, project: Project) -> None:
+        project.retired = True
+        if project.leases == 0:
+            project.close()
 
-    return search
+    def close_all(self) -> None:
+        """Close every project (at shutdown)."""
+        with self._lock:
+            projects, self._projects = list(self._projects.values()), {}
+        for project in projects:
+            project.close()
 
+    def projects(self) -> list[Project]:
+        with self._lock:
+            return list(self._projects.values())
 
-def exclude_patterns(settings: PluginSettings) -> list[str]:
-    """The settings' comma-separated exclude globs as a list."""
-    return [p.strip() for p in settings.exclude_globs.split(",") if p.strip()]
+    def data_folders(self) -> list[str]:
+        with self._lock:
+            return [project_folder(p.config) for p in self._projects.values()]
 
 
 class Throttle:
@@ -169,8 +214,7 @@ class Throttle:
         return False
 
 
-def index_project(project: Project, settings: PluginSettings,
-                  notify: Callable[[str], None]) -> str:
+def index_project(project: Project, notify: Callable[[str], None]) -> str:
     """Index (incrementally) and return a Markdown summary; progress goes to ``notify``."""
     throttle = Throttle(PROGRESS_INTERVAL_S)
 
@@ -179,8 +223,11 @@ def index_project(project: Project, settings: PluginSettings,
             notify(f"Indexing {project.root}: {event.phase} {event.done}/{event.total}")
 
     started = time.monotonic()
-    ids = project.code.index_repository(project.root, exclude_patterns=exclude_patterns(settings),
-                                        progress=progress)
+    with project.index_lock:
+        ids = project.code.index_repository(project.root,
+                                            exclude_patterns=list(project.config.scope.exclude),
+                                            progress=progress)
+        project.generation += 1
     report = project.code.last_index_report
     project.last_index = time.strftime("%Y-%m-%d %H:%M:%S")
     return summarise_index(project.root, len(ids), report, time.monotonic() - started)
@@ -207,11 +254,18 @@ def summarise_index(root: str, entities: int, report: Any, seconds: float) -> st
     return "\n".join(lines)
 
 
-def search(project: Project, question: str, current_file: str = "") -> str:
+def retrieve(project: Project, query: str, *, current_file: str = "",
+             filters: dict[str, Any] | None = None, meter: Meter | None = None) -> list[Any]:
+    """LLM-scored memories for ``query`` (the calls counted on ``meter``)."""
+    context = CodeContext(user_query=query, current_file=current_file or None)
+    wanted = filters if filters is not None else {"type": {"$in": list(SHARED_TYPES)}}
+    with metering(meter):
+        return asyncio.run(project.code.retrieve_relevant_memories(context, filters=wanted))
+
+
+def search(project: Project, question: str, meter: Meter | None = None) -> str:
     """Code relevant to ``question``, scored by the LLM, formatted for a prompt."""
-    context = CodeContext(user_query=question, current_file=current_file or None)
-    memories = asyncio.run(project.code.retrieve_relevant_memories(
-        context, filters={"type": {"$in": list(CODE_TYPES)}}))
+    memories = retrieve(project, question, meter=meter)
     if not memories:
         return "No indexed code is relevant to that question."
     return project.code.format_memories_for_prompt(memories)

@@ -189,6 +189,12 @@ class PluginSettings(BaseModel):
         "", title="Data folder",
         description="Where the plugin keeps its database and draft history (empty: the Cat's "
         "data folder, cat/data/code_working_memory). Never the plugin folder.")
+    # -- sessions and privacy ----------------------------------------------------------------
+    share_task_notes: bool = Field(
+        False, title="Share finished tasks with every user",
+        description="Off: a finished task's notes and drafts are recalled only in its own "
+        "user's later requests. On: in every user's. An unfinished task's material is never "
+        "shown to another user.")
 
 
 def read_settings(raw: Any) -> tuple[PluginSettings, list[str]]:
@@ -227,7 +233,7 @@ def activated(plugin):
     logs, and never raises (raising here would abort the Cat's boot).
     """
     try:
-        from .runtime import log_requirements_problems
+        from .environment import log_requirements_problems
 
         log_requirements_problems()
     except Exception as err:  # crash boundary: activation must never fail because of a check

@@ -2,14 +2,16 @@
 
 Turns the settings into sources, indexes them into the project's code memory (with progress),
 answers the chat commands "add source ...", "list sources", "remove source ..." as Markdown,
-reports each source for the status tool, and hands the draft loop its associative context and
-the API facts that validation checks library calls against. Every function takes what it needs
-(settings, project, data folder) and returns plain values: the glue decides when to call.
+reports each source for the status tool, renders retrieved source entities as labelled loop
+context (``snippet``: library entities as API references) and hands the draft loop the API facts
+that validation checks library calls against. Retrieval itself is the task's one combined
+retrieval (``task_context``) and ``projects.search``: sources are shared memory types. Every
+function takes what it needs (settings, project, data folder) and returns plain values: the glue
+decides when to call.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import threading
@@ -22,7 +24,7 @@ from typing import Any, Protocol
 from .codegen.ports import API_REFERENCE, ContextSnippet
 from .memory.code_context import SOURCE_ENTITY
 from .memory.code_index import IndexProgress
-from .memory.codebase import CodeContext, CodeMemorySystem
+from .memory.codebase import CodeMemorySystem
 from .memory.errors import CodeMemoryError
 from .memory.repo_root import check_repository_root
 from .memory.sources import (
@@ -42,11 +44,6 @@ from .memory.sources.api_lookup import ApiTable
 from .memory.sources.spec import Source, split_items, unique_sources
 from .projects import PROGRESS_INTERVAL_S, Throttle
 from .settings import PluginSettings
-
-#: Memory types the associative context draws from (library entities become API references).
-ASSOCIATIVE_TYPES = (SOURCE_ENTITY, "documentation", "debugging_session", "task_note")
-#: Memory types ``search_code`` answers from: the repository and every source.
-SEARCH_TYPES = ("code_entity", SOURCE_ENTITY, "documentation", "debugging_session")
 
 _ADD = re.compile(r"^\s*(?:please\s+)?add\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+"
                   r"(?P<arg>.+?)\s*$", re.I | re.S)
@@ -251,14 +248,7 @@ def status_lines(project: Project) -> list[str]:
             for row in memory_for(project).rows()]
 
 
-# -- retrieval and the draft loop --------------------------------------------------------------
-def _retrieve(project: Project, query: str, current_file: str | None,
-              types: Sequence[str]) -> list[Any]:
-    context = CodeContext(user_query=query, current_file=current_file or None)
-    return asyncio.run(project.code.retrieve_relevant_memories(
-        context, filters={"type": {"$in": list(types)}}))
-
-
+# -- the draft loop ----------------------------------------------------------------------------
 def snippet(memory: Any) -> ContextSnippet:
     """A retrieved memory as loop context: library entities as labelled API references."""
     meta = memory.metadata or {}
@@ -272,28 +262,6 @@ def snippet(memory: Any) -> ContextSnippet:
     return ContextSnippet(source=source, title=str(meta.get("qualified_name")
                                                    or meta.get("title", "")),
                           text=memory.text, score=memory.relevance_score)
-
-
-def associative_context(project: Project
-                        ) -> Callable[[str, str | None, int], list[ContextSnippet]]:
-    """The loop's associative ``ContextSource``: one scored retrieval over the sources and the
-    notes; up to ``limit`` API references plus up to ``limit`` other memories."""
-
-    def load(query: str, current_file: str | None, limit: int) -> list[ContextSnippet]:
-        snippets = [snippet(m) for m in _retrieve(project, query, current_file,
-                                                  ASSOCIATIVE_TYPES)]
-        api = [s for s in snippets if s.kind == API_REFERENCE][:limit]
-        return api + [s for s in snippets if s.kind != API_REFERENCE][:limit]
-
-    return load
-
-
-def search(project: Project, question: str, current_file: str = "") -> str:
-    """``search_code``: the repository's code and every source, scored together, labelled."""
-    memories = _retrieve(project, question, current_file, SEARCH_TYPES)
-    if not memories:
-        return "No indexed code or source is relevant to that question."
-    return project.code.format_memories_for_prompt(memories)
 
 
 def api_facts(project: Project) -> ApiTable:

@@ -2,7 +2,7 @@
 
 from cat.mad_hatter.decorators import tool
 
-from . import history, runtime
+from . import runtime
 
 
 @tool(return_direct=True, examples=["code memory status", "what repository are you indexing?",
@@ -37,7 +37,7 @@ def search_code(tool_input, cat):
 def draft_history(tool_input, cat):
     """List the drafts of the current code task, newest first, with their verdicts. Use when
     the user asks for the history, the drafts or what was tried. Input is ignored."""
-    return history.draft_history(cat)
+    return runtime.draft_history(cat)
 
 
 @tool(return_direct=True, examples=["roll back to draft 2", "undo the last draft",
@@ -45,7 +45,7 @@ def draft_history(tool_input, cat):
 def roll_back_draft(tool_input, cat):
     """Go back to an earlier draft of the current code task (newer drafts are kept). Input: a
     draft number, a commit id, or nothing for the last good draft."""
-    return history.roll_back_draft(cat, tool_input or "")
+    return runtime.roll_back_draft(cat, tool_input or "")
 
 
 @tool(return_direct=True, examples=["redo", "restore the draft I rolled back",
@@ -53,4 +53,4 @@ def roll_back_draft(tool_input, cat):
 def redo_draft(tool_input, cat):
     """Restore the draft most recently rolled back in the current code task. Use when the user
     says redo or wants the rolled-back version again. Input is ignored."""
-    return history.redo_draft(cat)
+    return runtime.redo_draft(cat)

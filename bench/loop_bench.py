@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from ..codegen import validate
-from ..codegen.loop import Committed, LoopConfig, ProgressEvent, run_draft_loop
+from ..codegen.loop import Committed, LoopConfig, LoopDeps, ProgressEvent, run_draft_loop
 from ..codegen.metacode import MetaCode
 from ..memory.commits import CommitIndex
 from ..memory.scratchpad import Scratchpad
@@ -108,9 +108,9 @@ def run_task(task: tuple, p: float, seed: int, root: Path, config: LoopConfig,
             validate_s.append(ev.elapsed_s - marks.pop(ev.iteration))
 
     start = time.perf_counter()
-    outcome = run_draft_loop(metacode_of(task), task_id=task[0], llm=llm, store=store, notes=pad,
-                             repo_files={"solutions/__init__.py": ""}, config=config,
-                             validator=validators[0], select_tests=validators[1],
+    deps = LoopDeps(llm, store, pad, repo_files={"solutions/__init__.py": ""},
+                    validator=validators[0], select_tests=validators[1])
+    outcome = run_draft_loop(metacode_of(task), deps, task_id=task[0], config=config,
                              on_progress=on_progress)
     wall = time.perf_counter() - start
     store.close()

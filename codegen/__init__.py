@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "judge_draft": ".judge",
     "run_draft_loop": ".loop",
     "LoopConfig": ".loop",
+    "LoopDeps": ".loop",
     "Committed": ".loop",
     "GaveUp": ".loop",
 }

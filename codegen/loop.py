@@ -29,6 +29,7 @@ from .ports import (
     ContextSource,
     DraftStore,
     Notes,
+    SandboxRun,
     TestSelector,
     Validator,
 )
@@ -151,53 +152,62 @@ class _Meter:
                 self.seconds += time.perf_counter() - start
 
 
-def run_draft_loop(metacode: MetaCode, *, task_id: str, llm: Completer, store: DraftStore,
-                   notes: Notes | None = None, repo_files: Mapping[str, str] | None = None,
-                   repo_context: ContextSource | None = None,
-                   associative: ContextSource | None = None,
-                   validator: Validator | None = None, select_tests: TestSelector | None = None,
-                   sandbox: Callable[..., Any] | None = None, judge_llm: Completer | None = None,
+@dataclass(frozen=True)
+class LoopDeps:
+    """What one loop run works with: the model, the draft store and the optional sources.
+
+    Only ``llm`` and ``store`` are required; a missing validator, test selector or sandbox means
+    this package's real one. ``repo_files`` are the repository files validation may need
+    (read-only; the draft overlays them). When ``notes`` is given, the task's scratchpad entry
+    must exist (``Scratchpad.start_task``).
+    """
+
+    llm: Completer
+    store: DraftStore
+    notes: Notes | None = None
+    repo_files: Mapping[str, str] = field(default_factory=dict)
+    repo_context: ContextSource | None = None
+    associative: ContextSource | None = None
+    validator: Validator | None = None
+    select_tests: TestSelector | None = None
+    sandbox: SandboxRun | None = None
+    #: A separate model for the judge (default: ``llm``).
+    judge_llm: Completer | None = None
+    #: The indexed libraries' API: lets validation catch wrong library calls.
+    api_facts: ApiFacts | None = None
+
+
+def run_draft_loop(metacode: MetaCode, deps: LoopDeps, *, task_id: str,
                    config: LoopConfig | None = None,
                    on_progress: Callable[[ProgressEvent], None] | None = None,
-                   should_stop: Callable[[], bool] | None = None,
-                   api_facts: ApiFacts | None = None) -> Outcome:
+                   should_stop: Callable[[], bool] | None = None) -> Outcome:
     """Iterate until a draft passes (Committed) or the budget/stuck detection stops (GaveUp).
 
-    ``repo_files`` are the repository files validation may need (read-only; the draft overlays
-    them). The task's scratchpad entry must exist (``Scratchpad.start_task``) when ``notes`` is
-    given. Defaults: the real validator, test selector and sandbox of this package.
     ``should_stop`` is asked before each iteration: True ends the run (GaveUp, "cancelled:").
-    ``api_facts`` (the indexed libraries' API) lets validation catch wrong library calls.
     """
-    run = _Run(metacode, task_id, llm, store, notes, dict(repo_files or {}), repo_context,
-               associative, validator, select_tests, sandbox, judge_llm, config or LoopConfig(),
-               on_progress)
-    run.should_stop = should_stop
-    run.api_facts = api_facts
-    return run.go()
+    return _Run(metacode, task_id, deps, config or LoopConfig(), on_progress, should_stop).go()
 
 
 class _Run:
     """State of one loop run (not shared between threads except through futures)."""
 
-    def __init__(self, meta: MetaCode, task_id: str, llm: Completer, store: DraftStore,
-                 notes: Notes | None, repo_files: dict[str, str], repo_context: Any,
-                 associative: Any, validator: Any, select_tests: Any, sandbox: Any,
-                 judge_llm: Any, config: LoopConfig, on_progress: Any) -> None:
-        self.meta, self.task_id, self.store, self.notes = meta, task_id, store, notes
-        self.llm = _Meter(llm)
-        self.judge_llm = self.llm if judge_llm is None else _Meter(judge_llm)
-        self.repo_files, self.repo_context, self.associative = repo_files, repo_context, associative
-        self.validator = validator or _default("validate_draft")
-        self.select_tests = select_tests or _default("select_related_tests")
-        self.sandbox = sandbox or _default("run_in_sandbox", ".sandbox")
-        self.config, self.on_progress = config, on_progress
+    def __init__(self, meta: MetaCode, task_id: str, deps: LoopDeps, config: LoopConfig,
+                 on_progress: Callable[[ProgressEvent], None] | None,
+                 should_stop: Callable[[], bool] | None) -> None:
+        self.meta, self.task_id, self.store, self.notes = meta, task_id, deps.store, deps.notes
+        self.llm = _Meter(deps.llm)
+        self.judge_llm = self.llm if deps.judge_llm is None else _Meter(deps.judge_llm)
+        self.repo_files = dict(deps.repo_files)
+        self.repo_context, self.associative = deps.repo_context, deps.associative
+        self.validator = deps.validator or _default("validate_draft")
+        self.select_tests = deps.select_tests or _default("select_related_tests")
+        self.sandbox = deps.sandbox or _default("run_in_sandbox", ".sandbox")
+        self.config, self.on_progress, self.should_stop = config, on_progress, should_stop
         self.started = time.perf_counter()
         self.validation_s, self._vlock = 0.0, threading.Lock()
         self.warnings: list[str] = []
         self.iteration = 0
-        self.should_stop: Callable[[], bool] | None = None
-        self.api_facts: ApiFacts | None = None
+        self.api_facts = deps.api_facts
         self.api_refs: tuple[str, ...] = ()
 
     # -- driver -----------------------------------------------------------------------------

@@ -19,6 +19,13 @@ CANCEL_WORDS = frozenset({
     "quit", "exit",
 })
 
+#: "Go on with the task from its last good draft" (after a stop, a give-up or a restart).
+RESUME_WORDS = frozenset({
+    "continue", "resume", "go on", "carry on", "keep going", "continue please", "please continue",
+    "continue drafting", "resume drafting", "continua", "vai avanti", "weiter", "mach weiter",
+    "continua por favor", "sigue", "continuer", "continue s'il te plait",
+})
+
 
 class ReplyIntent(str, Enum):
     """The three ways a proposal can be answered."""
@@ -28,9 +35,18 @@ class ReplyIntent(str, Enum):
     FEEDBACK = "feedback"
 
 
+def _plain_words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s']", " ", (text or "").lower()).split())
+
+
+def is_resume(text: str) -> bool:
+    """Whether the message asks to go on with the task ("continue", "resume", ...)."""
+    return _plain_words(text) in RESUME_WORDS
+
+
 def classify_reply(text: str) -> ReplyIntent:
     """Classify a reply to a proposal (punctuation and case are ignored)."""
-    words = " ".join(re.sub(r"[^\w\s']", " ", (text or "").lower()).split())
+    words = _plain_words(text)
     if words in CONFIRM_WORDS:
         return ReplyIntent.CONFIRM
     if words in CANCEL_WORDS:

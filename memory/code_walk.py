@@ -32,13 +32,17 @@ def from_entry(entry: Any) -> WalkedFile:
                       getattr(entry, "reason", ""))
 
 
-def default_walker(root: str, exclude: list, recursive: bool,
-                   max_file_bytes: int) -> Iterable[WalkedFile]:
-    """The extraction package's ``walk_repository`` (no symlinks followed, .gitignore)."""
+def default_walker(root: str, exclude: list, recursive: bool, max_file_bytes: int, *,
+                   include: Iterable[str] = (),
+                   languages: Iterable[str] | None = None) -> Iterable[WalkedFile]:
+    """The extraction package's ``walk_repository`` (no symlinks followed, .gitignore).
+
+    ``include`` globs and ``languages`` narrow the walk further (a ``WalkerFn`` binds them).
+    """
     from .extract.walker import walk_repository
 
-    for entry in walk_repository(root, exclude=exclude, recursive=recursive,
-                                 max_file_bytes=max_file_bytes):
+    for entry in walk_repository(root, include=include, exclude=exclude, languages=languages,
+                                 recursive=recursive, max_file_bytes=max_file_bytes):
         if entry.is_dir:  # a pruned directory: one status for everything under it
             yield WalkedFile(entry.path.rstrip("/") + "/", entry.status, detail=entry.reason)
         else:

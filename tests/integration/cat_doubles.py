@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,17 +58,37 @@ class LLMScript:
     form_json: dict = field(default_factory=dict)
     confirm: bool = True
     answer: str = "FAKE-LLM-ANSWER"
-    #: ``(substring, reply)`` pairs tried first, for the plugin's own prompts.
+    #: ``(substring, reply)`` pairs tried first, for the plugin's own prompts (a list of
+    #: replies is answered in turn).
     rules: list = field(default_factory=list)
+    #: ``(substring of the user's message, tool name)``: tool selection by message.
+    tools: list = field(default_factory=list)
+    #: ``(substring, seconds, flag file)``: a prompt holding the substring touches the flag
+    #: file, then waits ``seconds`` before answering (a slow model call in flight).
+    slow: list = field(default_factory=list)
     prompts: list = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, text: str) -> LLMScript:
+        """A script from its JSON form (for a Cat in another process)."""
+        data = json.loads(text)
+        return cls(**{k: [tuple(v) for v in data[k]] if isinstance(data[k], list) else data[k]
+                      for k in data})
 
     def reply(self, prompt: str) -> str:
         self.prompts.append(prompt)
-        for marker, answer in self.rules:
+        for marker, seconds, flag in self.slow:
             if marker in prompt:
-                return answer
+                with open(flag, "a", encoding="utf-8") as handle:
+                    handle.write("in flight\n")
+                time.sleep(float(seconds))
+        for marker, answer in self.rules:
+            if marker in prompt:  # a list: its answers in turn, the last one for good
+                return (answer.pop(0) if len(answer) > 1 else answer[0]) \
+                    if isinstance(answer, list) else answer
         if 'Create a JSON with the correct "action"' in prompt:
-            return json.dumps({"action": self.tool_action, "action_input": self.tool_input})
+            action = next((tool for text, tool in self.tools if text in prompt), self.tool_action)
+            return json.dumps({"action": action, "action_input": self.tool_input})
         if "Your task is to fill up a JSON" in prompt:
             return json.dumps(self.form_json)
         if "whether a user wants to exit" in prompt:

@@ -302,7 +302,7 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
     """Boot the Cat (TestClient lifespan) with the plugin mounted and, by default, toggled on.
 
     ``workdir`` holds the metadata (so a second boot on it finds the plugin active at startup)
-    and the file-system cache. The plugin lives in a fresh ``<core>/cwm_it_*`` folder, or in
+    and the file-system cache. The plugin lives in a fresh ``<core>/cwm_run_*`` folder, or in
     ``plugins_name`` of a boot kept with ``keep_plugins_dir`` (pickles name classes by module
     path: a restart needs the same one). ``settings`` becomes its ``settings.json``; ``files``
     (name -> text) replace top-level files; ``before_boot(mp)`` may add monkeypatches. Boots
@@ -311,7 +311,9 @@ def booted_cat(core: pathlib.Path, workdir: pathlib.Path, *, cache_type: str = "
 
     workdir.mkdir(parents=True, exist_ok=True)
     if plugins_name is None:
-        plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_it_", dir=core))
+        # not "cwm_it_": older fixtures of test runs sharing the core remove those they did not
+        # have when they started
+        plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_run_", dir=core))
     plugin_dir = core / plugins_name / PLUGIN_ID
     logs = LogCapture()
     with pytest.MonkeyPatch.context() as mp:
@@ -352,6 +354,38 @@ def _serve(mp: Any, plugins_name: str, plugin_dir: pathlib.Path, workdir: pathli
             assert response.status_code == 200, f"toggle failed: {response.text}"
         run.ccat._llm = make_fake_llm(script)  # StrayCat._llm reads CheshireCat()._llm per call
         yield run
+
+
+@contextlib.contextmanager
+def configured(run: CatRun, **settings: Any) -> Iterator[None]:
+    """A booted Cat with these plugin settings (through the Cat's settings API); the settings
+    and the LLM script are restored after."""
+    url = f"/plugins/settings/{PLUGIN_ID}"
+    before = run.client.get(url).json()["value"]
+    put = run.client.put(url, json=settings)
+    assert put.status_code == 200, put.text
+    try:
+        yield
+    finally:
+        run.script.rules.clear()
+        run.script.tool_action, run.script.form_json = "no_action", {}
+        run.client.put(url, json=before)
+
+
+def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
+    """Wait for every indexing thread of the plugin in ``run``'s Cat."""
+    for project in run.plugin_module("runtime").REGISTRY.projects():
+        if project.indexer is not None:
+            project.indexer.join(timeout)
+            assert not project.indexer.is_alive(), f"indexing did not finish in {timeout} s"
+
+
+def wait_for_draft(run: CatRun, user: str, context: Any = "", timeout: float = 600) -> None:
+    """Wait for ``user``'s draft loop in ``run``'s Cat (``context`` explains a missing one)."""
+    session = run.plugin_module("runtime").SESSIONS.get(user)
+    assert session is not None and session.worker is not None, context
+    session.worker.join(timeout)
+    assert not session.worker.alive, f"the draft loop did not finish in {timeout} s"
 
 
 # -- the no-git probe (runs in a subprocess whose PATH has no git) ----------------------------

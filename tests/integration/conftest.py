@@ -6,6 +6,7 @@ Cat imports this file too (it imports every ``.py`` of the plugin): nothing runs
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 
 import pytest
@@ -42,15 +43,18 @@ def cat_run(cat_core, tmp_path_factory):
 def boot_cat(cat_core, tmp_path):
     """Factory for a dedicated Cat: ``with boot_cat(settings={...}) as run: ...``.
 
-    Plugin folders kept for a second boot are removed afterwards even if the test failed
-    between the two boots.
+    The plugin folders of these boots (kept for a second boot, or not) are removed afterwards,
+    even if the test failed between two boots; only these: other test runs may share the core.
     """
-    before = set(cat_core.glob("cwm_it_*"))
+    created = []
 
+    @contextlib.contextmanager
     def boot(**kwargs):
         workdir = kwargs.pop("workdir", tmp_path)
-        return cat_harness.booted_cat(cat_core, workdir, **kwargs)
+        with cat_harness.booted_cat(cat_core, workdir, **kwargs) as run:
+            created.append(run.plugins_name)
+            yield run
 
     yield boot
-    for left in set(cat_core.glob("cwm_it_*")) - before:
-        shutil.rmtree(left, ignore_errors=True)  # symlinks are unlinked, never followed
+    for name in created:
+        shutil.rmtree(cat_core / name, ignore_errors=True)  # symlinks unlinked, never followed

@@ -6,7 +6,6 @@ cache type, PATH or a restart boot a dedicated one. The LLM is the only fake (ca
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pickle
@@ -146,29 +145,19 @@ def test_status_tool_answers_a_chat_turn(cat_run):
         "the tool was never offered to the LLM"
 
 
-@contextlib.contextmanager
-def configured(run, **settings):
-    """The shared Cat with these plugin settings; settings and the LLM script restored after."""
-    url = f"/plugins/settings/{PLUGIN_ID}"
-    before = run.client.get(url).json()["value"]
-    put = run.client.put(url, json=settings)
-    assert put.status_code == 200, put.text
-    try:
-        yield
-    finally:
-        run.script.rules.clear()
-        run.script.tool_action, run.script.form_json = "no_action", {}
-        run.client.put(url, json=before)
+#: A request that names its file and symbol: routed to the form by the plugin, pre-filled.
+REQUEST_TEXT = "write a function parse_iso_date in utils/dates.py that parses ISO-8601 dates"
 
 
 def start_form(run, user: str) -> dict:
-    """One turn that starts the request form; the fake LLM fills every field at once."""
-    script = run.script
-    script.tool_action, script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
-    try:
-        return run.chat("write a function that parses ISO-8601 dates", user=user)
-    finally:
-        script.tool_action, script.form_json = "no_action", {}
+    """One turn that makes a code request (no form extraction or tool selection needed)."""
+    mark = len(run.script.prompts)
+    frame = run.chat(REQUEST_TEXT, user=user)
+    asked = run.script.prompts[mark:]
+    assert not any("Your task is to fill up a JSON" in p for p in asked), "form extraction ran"
+    assert not any('Create a JSON with the correct "action"' in p for p in asked), \
+        "the Cat's tool selection ran for a code request"
+    return frame
 
 
 def test_the_form_without_a_repository_opens_a_task_and_says_what_is_missing(cat_run):
@@ -188,7 +177,8 @@ def test_the_form_proposes_meta_code_and_cancel_drops_the_task(cat_run, tmp_path
     repo = tmp_path / "repo"
     (repo / "utils").mkdir(parents=True)
     (repo / "utils" / "text.py").write_text("def shout(s: str) -> str:\n    return s.upper()\n")
-    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data")):
+    with cat_harness.configured(cat_run, repository_path=str(repo),
+                                data_folder=str(tmp_path / "data")):
         cat_run.script.rules.append(("into META-CODE", json.dumps(METACODE)))
         proposal = start_form(cat_run, "erin")
         state = cat_run.plugin_state("erin")
@@ -221,13 +211,12 @@ def test_indexed_code_lands_in_the_cats_memory_and_reaches_the_prompt_braces_int
     repo = tmp_path / "repo"
     (repo / "fmt").mkdir(parents=True)
     (repo / "fmt" / "pairs.py").write_text(BRACED_CODE)
-    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data")):
+    with cat_harness.configured(cat_run, repository_path=str(repo),
+                                data_folder=str(tmp_path / "data")):
         cat_run.script.tool_action = "index_code_repository"
         started = cat_run.chat("index my repository", user="frank")
         cat_run.script.tool_action = "no_action"
-        for thread in list(cat_run.plugin_module("runtime")._indexing.values()):
-            thread.join(timeout=300)
-            assert not thread.is_alive(), "indexing did not finish in 300 s"
+        cat_harness.wait_for_indexing(cat_run)
         points = code_points(cat_run)
         assert points, "no code point reached the Cat's declarative memory"
         sources = {p.payload["metadata"]["source"] for p in points}
@@ -260,19 +249,15 @@ def test_go_drafts_in_a_worker_thread_and_the_result_reaches_the_user(cat_run, t
     (repo / "utils").mkdir(parents=True)
     (repo / "utils" / "__init__.py").write_text("")
     script = cat_run.script
-    with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data"),
-                    max_iterations=2, check_judge=False, extended_loop=False, peer_review=False):
+    with cat_harness.configured(cat_run, repository_path=str(repo),
+                                data_folder=str(tmp_path / "data"), max_iterations=2,
+                                check_judge=False, extended_loop=False, peer_review=False):
         script.rules += [("into META-CODE", json.dumps(METACODE)),
                          ("You write Python code for one goal", DRAFT)]
         with cat_run.session("gina") as chat:
-            script.tool_action, script.form_json = "CodeRequestForm", dict(FORM_REQUEST)
-            proposal = chat.say("write a function that parses ISO-8601 dates")
-            script.tool_action, script.form_json = "no_action", {}
+            proposal = chat.say(REQUEST_TEXT)
             started = chat.say("go")
-            worker = cat_run.plugin_module("runtime")._drafting.get("gina")
-            assert worker is not None, started
-            worker.join(timeout=600)
-            assert not worker.is_alive(), "the draft loop did not finish in 600 s"
+            cat_harness.wait_for_draft(cat_run, "gina", started)
             result = chat.wait_for(lambda f: f.get("type") == "chat", timeout=60)
         state = cat_run.plugin_state("gina")
         history = next(t for t in cat_run.ccat.mad_hatter.tools if t.name == "draft_history"
@@ -372,9 +357,7 @@ def test_a_configured_repository_is_indexed_when_the_cat_starts(boot_cat, tmp_pa
         assert code_points(run) == []
     with boot_cat(workdir=workdir, toggle=False, plugins_name=plugins_name) as run:
         assert_glue_loaded(run)
-        for thread in list(run.plugin_module("runtime")._indexing.values()):
-            thread.join(timeout=300)
-            assert not thread.is_alive(), "start-up indexing did not finish in 300 s"
+        cat_harness.wait_for_indexing(run)
         points = code_points(run)
         errors = [e for e in run.logs.errors_since(0) if cat_harness.LOAD_ERROR not in e]
     assert errors == [], "\n".join(errors)  # load errors have their own test

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from codemem.codegen.extended import ExtendedConfig, PerfMetrics, compare_perf
-from codemem.codegen.loop import Committed, GaveUp, LoopConfig, run_draft_loop
+from codemem.codegen.loop import Committed, GaveUp, LoopConfig, LoopDeps, run_draft_loop
 
 from ...fakes import FunctionLLM
 from .helpers_codegen import GOOD_SLUG, entity, slug_meta
@@ -42,8 +42,9 @@ def scripted(gen_replies: list[str], review: dict | str | None = None,
 def loop(llm, store, notes=None, **ext):  # noqa: F811
     cfg = LoopConfig(max_iterations=ext.pop("max_iterations", 3),
                      extended=ExtendedConfig(**ext))
-    return run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, notes=notes,
-                          repo_files=REPO, validator=VALIDATE, select_tests=SELECT, config=cfg)
+    return run_draft_loop(slug_meta(), LoopDeps(llm, store, notes, repo_files=REPO,
+                                                validator=VALIDATE, select_tests=SELECT),
+                          task_id=TASK, config=cfg)
 
 
 def test_peer_review_asking_for_changes_becomes_one_more_iteration(store, notes) -> None:  # noqa: F811,E501
@@ -128,7 +129,7 @@ def test_review_changes_beyond_the_budget_are_shown_not_dropped(store) -> None: 
                for w in outcome.warnings)
     from codemem.drafting import outcome_message
 
-    message = outcome_message(outcome, slug_meta(), "")
+    message = outcome_message(outcome, slug_meta(), "", outcome.stats.llm_calls)
     assert "The peer reviewer asked for changes that are not in this draft" in message
     assert "- use a regex" in message
 
@@ -165,8 +166,9 @@ def test_docstrings_are_indented_and_escaped_and_the_final_draft_validates(store
     llm = scripted([entity(PATH, "Slugger.slugify", method)], docs=docs)
     cfg = LoopConfig(max_iterations=2, extended=ExtendedConfig(performance=False,
                                                                peer_review=False))
-    outcome = run_draft_loop(meta, task_id=TASK, llm=llm, store=store, repo_files=repo,
-                             validator=VALIDATE, select_tests=SELECT, config=cfg)
+    deps = LoopDeps(llm=llm, store=store, repo_files=repo, validator=VALIDATE,
+                    select_tests=SELECT)
+    outcome = run_draft_loop(meta, deps, task_id=TASK, config=cfg)
     assert isinstance(outcome, Committed) and store.final(TASK) == outcome.commit_id
     final = store.show(outcome.commit_id)
     assert final.verdict == "final"
@@ -184,9 +186,9 @@ def test_a_documented_draft_that_fails_validation_is_not_final(store) -> None:  
     llm = scripted([entity(PATH, "slugify", GOOD_SLUG)])
     cfg = LoopConfig(max_iterations=2, extended=ExtendedConfig(performance=False,
                                                                peer_review=False))
-    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store,
-                             repo_files={**REPO, "tests/test_doc.py": no_doc_test},
-                             validator=VALIDATE, select_tests=SELECT, config=cfg)
+    deps = LoopDeps(llm=llm, store=store, repo_files={**REPO, "tests/test_doc.py": no_doc_test},
+                    validator=VALIDATE, select_tests=SELECT)
+    outcome = run_draft_loop(slug_meta(), deps, task_id=TASK, config=cfg)
     assert isinstance(outcome, Committed)
     passed = [c for c in store.log(TASK) if c.verdict == "passed"][0]
     assert outcome.commit_id == passed.id == store.final(TASK) == store.head(TASK)

@@ -8,7 +8,14 @@ from __future__ import annotations
 import json
 import threading
 
-from codemem.codegen.loop import Committed, GaveUp, LoopConfig, ProgressEvent, run_draft_loop
+from codemem.codegen.loop import (
+    Committed,
+    GaveUp,
+    LoopConfig,
+    LoopDeps,
+    ProgressEvent,
+    run_draft_loop,
+)
 from codemem.codegen.ports import ContextSnippet
 
 from ...fakes import FunctionLLM, ScriptedLLM
@@ -21,12 +28,13 @@ REPO = {"text/__init__.py": "",
         PATH: "def slugify(text, sep='-'):\n    raise NotImplementedError\n"}
 
 
-def run(llm, store, notes=None, **kw):  # noqa: F811
+def run(llm, store, notes=None, config=None, should_stop=None, **deps):  # noqa: F811
     events: list[ProgressEvent] = []
-    kw.setdefault("repo_files", REPO)
-    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, notes=notes,
-                             validator=VALIDATE, select_tests=SELECT,
-                             on_progress=events.append, **kw)
+    deps.setdefault("repo_files", REPO)
+    outcome = run_draft_loop(slug_meta(), LoopDeps(llm, store, notes, validator=VALIDATE,
+                                                   select_tests=SELECT, **deps),
+                             task_id=TASK, config=config, on_progress=events.append,
+                             should_stop=should_stop)
     return outcome, events
 
 
@@ -168,9 +176,10 @@ def test_concurrent_steps_really_run_concurrently(store) -> None:  # noqa: F811
         return judge_pass()
 
     llm = FunctionLLM(answer)
-    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, repo_files=REPO,
-                             repo_context=repo, associative=assoc, validator=VALIDATE,
-                             select_tests=select)
+    outcome = run_draft_loop(slug_meta(), LoopDeps(llm, store, repo_files=REPO,
+                                                   repo_context=repo, associative=assoc,
+                                                   validator=VALIDATE, select_tests=select),
+                             task_id=TASK)
     assert isinstance(outcome, Committed)
     assert seen == dict.fromkeys(seen, True) and len(seen) == 4
     assert 'source="repo:text/util.py words"' in llm.prompts[0]

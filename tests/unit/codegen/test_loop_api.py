@@ -7,7 +7,7 @@ reading of the made-up ``textkit``; only the LLM is scripted.
 
 from __future__ import annotations
 
-from codemem.codegen.loop import Committed, run_draft_loop
+from codemem.codegen.loop import Committed, LoopDeps, run_draft_loop
 from codemem.codegen.ports import API_REFERENCE, ContextSnippet
 
 from ...fakes import ScriptedLLM
@@ -43,9 +43,10 @@ def test_a_wrong_library_call_is_caught_and_fed_back_with_the_real_signature(
         store, notes) -> None:  # noqa: F811
     llm = ScriptedLLM(entity(PATH, "slugify", WRONG_CALL), entity(PATH, "slugify", GOOD_SLUG),
                       judge_pass())
-    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, notes=notes,
-                             repo_files=REPO, associative=associative, validator=VALIDATE,
-                             select_tests=SELECT, api_facts=facts_of(TEXTKIT_V1, "textkit 1.0"))
+    deps = LoopDeps(llm=llm, store=store, notes=notes, repo_files=REPO, associative=associative,
+                    validator=VALIDATE, select_tests=SELECT,
+                    api_facts=facts_of(TEXTKIT_V1, "textkit 1.0"))
+    outcome = run_draft_loop(slug_meta(), deps, task_id=TASK)
     assert isinstance(outcome, Committed) and outcome.iterations == 2
     assert outcome.api_references == ("textkit.slugify (textkit 1.0)",)
     first, second, _ = llm.prompts
@@ -64,8 +65,9 @@ def test_a_wrong_library_call_is_caught_and_fed_back_with_the_real_signature(
 
 def test_without_library_facts_nothing_changes(store, notes) -> None:  # noqa: F811
     llm = ScriptedLLM(entity(PATH, "slugify", GOOD_SLUG), judge_pass())
-    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, notes=notes,
-                             repo_files=REPO, validator=VALIDATE, select_tests=SELECT)
+    deps = LoopDeps(llm=llm, store=store, notes=notes, repo_files=REPO, validator=VALIDATE,
+                    select_tests=SELECT)
+    outcome = run_draft_loop(slug_meta(), deps, task_id=TASK)
     assert isinstance(outcome, Committed) and outcome.api_references == ()
     assert "api" not in {r.check for r in outcome.report.results}
     assert "exactly as documented here; they are not code to edit):\n(none)" in llm.prompts[0]

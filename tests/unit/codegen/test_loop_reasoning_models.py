@@ -13,7 +13,7 @@ import ast
 from collections import Counter
 
 from codemem.codegen.extended import ExtendedConfig
-from codemem.codegen.loop import Committed, LoopConfig, run_draft_loop
+from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
 
 from ...fakes import FunctionLLM
 from .helpers_codegen import GOOD_SLUG, WRONG_SLUG, slug_meta
@@ -78,9 +78,9 @@ def test_reasoning_model_style_reaches_a_final_commit_with_the_exact_calls(store
                                                                            ) -> None:
     llm = reasoning_model()
     config = LoopConfig(max_iterations=3, extended=ExtendedConfig(enabled=True))
-    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, notes=notes,
-                             repo_files=REPO, validator=VALIDATE, select_tests=SELECT,
-                             config=config)
+    deps = LoopDeps(llm=llm, store=store, notes=notes, repo_files=REPO, validator=VALIDATE,
+                    select_tests=SELECT)
+    outcome = run_draft_loop(slug_meta(), deps, task_id=TASK, config=config)
     assert isinstance(outcome, Committed), outcome
     # 1 generation + 1 judge; docs 2 (cut off, re-asked) + review 1; the review's iteration:
     # 1 generation + 2 judge (prose, re-asked) = 8 calls, every one counted
@@ -119,7 +119,8 @@ class NativeJsonModel(FunctionLLM):
 def test_the_loop_keeps_a_native_json_capability_and_counts_its_calls(store) -> None:  # noqa: F811,E501
     llm = NativeJsonModel(reasoning_model())
     config = LoopConfig(max_iterations=3, extended=ExtendedConfig(enabled=True))
-    outcome = run_draft_loop(slug_meta(), task_id=TASK, llm=llm, store=store, repo_files=REPO,
-                             validator=VALIDATE, select_tests=SELECT, config=config)
+    deps = LoopDeps(llm=llm, store=store, repo_files=REPO, validator=VALIDATE,
+                    select_tests=SELECT)
+    outcome = run_draft_loop(slug_meta(), deps, task_id=TASK, config=config)
     assert isinstance(outcome, Committed) and outcome.stats.llm_calls == 8
     assert llm.json_calls == 6  # judge 3, docs 2, review 1; code generation stays plain text

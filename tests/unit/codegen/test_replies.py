@@ -2,7 +2,7 @@
 
 import pytest
 
-from codemem.codegen.replies import ReplyIntent, classify_reply
+from codemem.codegen.replies import ReplyIntent, classify_reply, is_resume
 
 
 @pytest.mark.parametrize("text", ["go", "Yes!", "  OK. ", "looks good", "Go ahead", "LGTM"])
@@ -19,3 +19,11 @@ def test_cancellations(text):
                                   "", "use dateutil", "go with a regex instead"])
 def test_anything_else_is_feedback(text):
     assert classify_reply(text) is ReplyIntent.FEEDBACK
+
+
+@pytest.mark.parametrize("text, wanted", [
+    ("continue", True), ("Resume!", True), ("go on", True), ("weiter", True),
+    ("continue with a regex instead", False), ("go", False), ("", False),
+])
+def test_continue_words(text, wanted):
+    assert is_resume(text) is wanted

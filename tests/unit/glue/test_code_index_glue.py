@@ -7,17 +7,17 @@ creates it); the Cat's StrayCat is stood in for by the attributes runtime reads.
 from __future__ import annotations
 
 import threading
-import time
-from types import SimpleNamespace
 
 import pytest
-from qdrant_client import QdrantClient
 
-from codemem import projects, runtime
-from codemem.memory.embedding import HashingEmbedder
+from codemem import projects, recall, runtime
 
-from ..memory.codebase.catlike import CatLikeCollection, Document
-from .test_runtime import WorkingMemoryStandIn
+from ..memory.codebase.catlike import Document
+from .glue_support import make_cat
+
+
+def project_of(cat):
+    return runtime.session_turn(cat)[1].workspace.project()
 
 
 @pytest.fixture
@@ -31,26 +31,11 @@ def repo(tmp_path):
     return root
 
 
-def make_cat(tmp_path, repo_path):
-    embedder = HashingEmbedder()
-    client = QdrantClient(":memory:")
-    dim = len(embedder.embed_query("probe"))
-    declarative = CatLikeCollection(client, "declarative", "HashingEmbedder", dim)
-    settings = {"repository_path": str(repo_path), "data_folder": str(tmp_path / "data")}
-    plugin = SimpleNamespace(load_settings=lambda: settings)
-    sent = []
-    cat = SimpleNamespace(
-        user_id="alice", working_memory=WorkingMemoryStandIn(), embedder=embedder,
-        memory=SimpleNamespace(vectors=SimpleNamespace(declarative=declarative)),
-        mad_hatter=SimpleNamespace(plugins={runtime.PLUGIN_ID: plugin}),
-        send_ws_message=lambda content, kind="notification": sent.append((kind, content)))
-    return cat, sent, declarative
-
-
 def wait_for_indexing():
-    for thread in list(runtime._indexing.values()):
-        thread.join(timeout=120)
-        assert not thread.is_alive()
+    for project in runtime.REGISTRY.projects():
+        if project.indexer is not None:
+            project.indexer.join(timeout=120)
+            assert not project.indexer.is_alive()
 
 
 def test_index_tool_indexes_in_the_background_and_reports_in_chat(tmp_path, repo):
@@ -71,7 +56,7 @@ def test_index_tool_indexes_in_the_background_and_reports_in_chat(tmp_path, repo
 def test_a_second_request_while_indexing_is_refused_politely(tmp_path, repo, monkeypatch):
     cat, sent, _ = make_cat(tmp_path, repo)
     gate = threading.Event()
-    monkeypatch.setattr(projects, "index_project", lambda *a, **k: gate.wait(30) and "done")
+    monkeypatch.setattr(runtime, "index_project", lambda *a, **k: gate.wait(30) and "done")
     runtime.start_indexing(cat)
     assert "already being indexed" in runtime.start_indexing(cat)
     gate.set()
@@ -88,33 +73,36 @@ def test_bad_repository_settings_give_a_clear_message(tmp_path, path):
 
 def test_recall_split_keeps_code_out_of_ordinary_memories_and_formats_it(tmp_path, repo):
     cat, _, declarative = make_cat(tmp_path, repo)
-    runtime.start_indexing(cat, notify=False)
+    runtime.start_indexing(cat)
     wait_for_indexing()
-    config = runtime.widen_declarative_recall({"k": 2, "threshold": 0.1, "embedding": None,
-                                               "metadata": {}})
-    assert config["k"] == 2 + runtime.EXTRA_RECALL
+    recall.begin_turn()
+    config = recall.widen_declarative_recall({"k": 2, "threshold": 0.1, "embedding": None,
+                                              "metadata": {}})
+    assert config["k"] == 2 + recall.EXTRA_RECALL
     vector = cat.embedder.embed_query("parse iso date")
     code = declarative.recall_memories_from_embedding(vector, k=10, threshold=-1)
     ordinary = [(Document(f"fact {i}", {"source": "user.pdf"}), 0.5, None, f"id{i}")
                 for i in range(4)]
     cat.working_memory.declarative_memories = code + ordinary
-    runtime.split_code_recall(cat)
+    runtime.after_recall(cat)
     assert [d.page_content for d, *_ in cat.working_memory.declarative_memories] == [
         "fact 0", "fact 1"]
-    text = runtime.code_context()
+    agent_input = runtime.prompt_variables(cat, type("AgentInput", (), {})())
+    text = agent_input.code_context
     assert "parse_iso (utils/dates.py:1-3" in text
     assert "return {'y': text[:4]}" in text  # braces intact: it is a prompt variable
-    suffix = runtime.add_code_section("Base suffix {tools_output}")
+    suffix = recall.add_code_section("Base suffix {tools_output}")
     assert suffix.endswith("{code_context}\n") and suffix.count("{") == 2
 
 
 def test_no_code_recalled_leaves_the_prompt_alone(tmp_path, repo):
     cat, _, _ = make_cat(tmp_path, repo)
-    runtime.widen_declarative_recall({"k": 3})
+    recall.begin_turn()
+    recall.widen_declarative_recall({"k": 3})
     cat.working_memory.declarative_memories = []
-    runtime.split_code_recall(cat)
-    assert runtime.code_context() == ""
-    assert runtime.add_code_section("S") == "S"
+    runtime.after_recall(cat)
+    assert runtime.prompt_variables(cat, type("AgentInput", (), {})()).code_context == ""
+    assert recall.add_code_section("S") == "S"
 
 
 def test_throttle_lets_one_call_through_per_interval():
@@ -131,17 +119,3 @@ def test_repository_ids_are_stable_and_path_safe():
     a = projects.repository_id("/work/my repo/../x")
     assert a == projects.repository_id("/work/my repo/../x")
     assert "/" not in a and " " not in a and a != projects.repository_id("/other/x")
-    time.sleep(0)
-
-
-def test_an_embedder_change_rebuilds_the_project_and_releases_the_old_one(tmp_path, repo):
-    cat, _, _ = make_cat(tmp_path, repo)
-    first, _ = runtime.project_of(cat)
-    assert runtime.project_of(cat)[0] is first
-    cat.memory.vectors.declarative.embedder_name = "AnotherEmbedder"
-    second, _ = runtime.project_of(cat)
-    assert second is not first and second.embedder_key == "AnotherEmbedder"
-    from codemem.memory.store import StoreClosed
-
-    with pytest.raises(StoreClosed):
-        first.code.get_memory("anything")  # the old store was released

@@ -1,9 +1,9 @@
-"""Associative sources through the composition module, on a real project (SQLite, the parsing
-pool, a Cat-shaped Qdrant collection) built by ``runtime.project_of`` from the settings.
+"""Associative sources through the glue, on a real project (SQLite, the parsing pool, a
+Cat-shaped Qdrant collection) built by the runtime's registry from the settings.
 
-Covers what the glue will call: indexing from the settings (a folder, an installed and a
-downloaded distribution), the chat commands, the status lines, ``search_code`` and the loop's
-associative context and API facts, down to the generation prompt of a request that needs a
+Covers indexing from the settings (a folder, an installed and a downloaded distribution), the
+chat commands (as turns, and as functions), the status tool, ``search_code``, and the task's
+combined retrieval and API facts down to the generation prompt of a request that needs a
 library. Only the LLM is scripted.
 """
 
@@ -13,14 +13,17 @@ import json
 
 import pytest
 
-from codemem import projects, runtime, sources
-from codemem.codegen.loop import Committed, LoopConfig, run_draft_loop
+from codemem import llm_port, projects, runtime, sources
+from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
+from codemem.llm_port import Meter
 from codemem.memory.scratchpad import Scratchpad
+from codemem.task_context import TaskContext
+from codemem.turn import Turn
 
 from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, entity, slug_meta
 from ..memory.sources.library import TEXTKIT_V1, publish, serve
-from .test_code_index_glue import make_cat
+from .glue_support import make_cat, say, settings_of
 
 WRONG = ("import textkit\n\n\ndef slugify(text: str, sep: str = '-') -> str:\n"
          "    return textkit.slugify(text, separator=sep)\n")
@@ -48,9 +51,9 @@ def setup(tmp_path, monkeypatch):
     (other / "docs").mkdir(parents=True)
     (other / "docs" / "slugs.md").write_text("# Slugs\n\nSlugs are lower-case, dash-joined.\n")
     cat, sent, declarative = make_cat(tmp_path, repo)
-    settings = cat.mad_hatter.plugins[runtime.PLUGIN_ID].load_settings()
+    settings = settings_of(cat)
     llm = FunctionLLM(answer, limit=200)
-    monkeypatch.setattr(projects, "cat_llm", llm)
+    monkeypatch.setattr(llm_port, "cat_llm", llm)
     publish(tmp_path / "index", "textkit", "1.0", TEXTKIT_V1)
     with serve(tmp_path / "index") as (url, _):
         settings.update(associative_sources=f"{other}\npip:iniconfig, pip:textkit",
@@ -59,8 +62,8 @@ def setup(tmp_path, monkeypatch):
 
 
 def current(cat):
-    project, settings = runtime.project_of(cat)
-    return project, settings, runtime.data_dir(settings)
+    workspace = Turn.of(cat, runtime.REGISTRY).workspace
+    return workspace.project(), workspace.settings, workspace.config.data_dir
 
 
 def index(cat) -> str:
@@ -88,9 +91,9 @@ def test_index_list_status_and_search(setup):
     assert "| `textkit` | pip (downloaded) | 1.0 |" in table and "| ok |" in table
     assert any(line.startswith("- source `textkit` 1.0 (pip, downloaded): ")
                for line in sources.status_lines(project))
-    found = sources.search(project, "make a URL slug with textkit")
+    found = projects.search(project, "make a URL slug with textkit")
     assert "[textkit 1.0 function] textkit.slugify (textkit/slug.py:1)" in found
-    docs = sources.search(project, "are slugs lower-case and dash-joined?")
+    docs = projects.search(project, "are slugs lower-case and dash-joined?")
     assert "[documentation: other docs] other: Slugs" in docs
     assert points_of(declarative, "src-pip-textkit")
 
@@ -101,11 +104,16 @@ def test_the_generation_prompt_carries_the_library_api_and_a_wrong_call_is_caugh
     project, _, _ = current(cat)
     pad = Scratchpad()
     pad.start_task("t1")
-    outcome = run_draft_loop(
-        slug_meta(constraints=[]), task_id="t1", llm=llm, store=project.commits, notes=pad,
+    context = TaskContext(project, user="alice", task_id="t1",
+                          query="turn a title into a URL slug with textkit",
+                          current_file="text/slug.py", share_finished=False, meter=Meter())
+    deps = LoopDeps(
+        llm=llm, store=project.commits, notes=pad,
         repo_files={"text/__init__.py": "", "text/slug.py": "def slugify(t):\n    return t\n"},
-        associative=sources.associative_context(project), api_facts=sources.api_facts(project),
-        config=LoopConfig(max_iterations=3))
+        repo_context=context.repo_source, associative=context.associative_source,
+        api_facts=sources.api_facts(project))
+    outcome = run_draft_loop(slug_meta(constraints=[]), deps, task_id="t1",
+                             config=LoopConfig(max_iterations=3))
     assert isinstance(outcome, Committed) and outcome.iterations == 2
     generate = [p for p in llm.prompts if p.startswith("You write Python code")]
     api = generate[0].split("Library APIs you may call", 1)[1].split("Earlier attempts")[0]
@@ -162,3 +170,25 @@ def test_dependencies_switch_and_nothing_configured(setup, tmp_path):
     none = settings.model_copy(update={"associative_sources": ""})
     assert sources.index_sources(project, none, data_dir, lambda _: None) == ""
     assert sources.list_sources(none, project).startswith("No associative sources.")
+
+
+def test_chat_turns_status_and_indexing_reach_the_sources(setup):
+    cat, sent, declarative, llm, other = setup
+    assert say(cat, "list sources").startswith("| source | kind | version |")
+    assert "not indexed yet" in say(cat, "list sources")
+    started = say(cat, "add source pip:iniconfig")
+    assert "already a source" in started
+    project = current(cat)[0]
+    answer_ = say(cat, "remove source textkit")
+    assert answer_.startswith("Removed `pip:textkit`")
+    assert settings_of(cat)["associative_sources"] == f"{other}\npip:iniconfig"
+    status = runtime.status_report(cat)
+    assert "- sandbox: files=" in status
+    runtime.start_indexing(cat)
+    project.indexer.join(120)
+    summaries = [text for kind, text in sent if kind == "chat"]
+    assert any(t.startswith("Indexed `") for t in summaries)
+    assert any(t.startswith("Associative sources: 2 indexed in ") for t in summaries)
+    assert any(line.startswith("- source `iniconfig` ")
+               for line in runtime.status_report(cat).splitlines())
+    assert points_of(declarative, "src-pip-iniconfig")

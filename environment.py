@@ -1,0 +1,125 @@
+"""COMPOSITION: where the plugin runs: its id, its validated settings, its data folder, its deps.
+
+Everything here reads the environment the Cat gives the plugin (the settings the admin saved, the
+Cat's data folder, the installed packages) and turns it into plain values with a message for each
+problem, so no caller ever has to handle a half-readable configuration.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from .settings import PluginSettings, read_settings
+
+log = logging.getLogger(__name__)
+
+#: Folder name of the plugin's data inside the Cat's data folder; fixed, so that reinstalling
+#: the plugin under another id (zip names vary) keeps its history.
+DATA_DIR_NAME = "code_working_memory"
+
+#: The plugin id is its folder name: this module is ``<plugins>.<id>.environment`` in the Cat.
+PLUGIN_ID = __name__.split(".")[-2] if "." in __name__ else "code_working_memory"
+
+#: The plugin's own requirements file (as mounted: not resolved through symlinks).
+REQUIREMENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "requirements.txt")
+
+
+def stored_settings(cat: Any) -> dict[str, Any] | None:
+    """What the Cat stored for the plugin (``None`` when it cannot be read)."""
+    try:
+        raw = cat.mad_hatter.plugins[PLUGIN_ID].load_settings()
+    except (KeyError, AttributeError):
+        return None
+    return raw if isinstance(raw, dict) else {}
+
+
+def plugin_settings(cat: Any) -> tuple[PluginSettings, list[str]]:
+    """The validated settings, with a message for every stored value that was refused."""
+    try:
+        raw = cat.mad_hatter.plugins[PLUGIN_ID].load_settings()
+    except (KeyError, AttributeError) as err:
+        return PluginSettings(), [f"settings could not be read ({err!r}); using defaults"]
+    return read_settings(raw)
+
+
+def save_settings(cat: Any, values: dict[str, Any]) -> None:
+    """Store ``values`` over the saved settings, as the admin panel's "Save" does."""
+    cat.mad_hatter.plugins[PLUGIN_ID].save_settings(values)
+
+
+def missing_settings(cat: Any) -> list[str]:
+    """Settings with no stored value (a file from an older version, or edited by hand)."""
+    raw = stored_settings(cat)
+    if raw is None:
+        return []
+    return sorted(set(PluginSettings.model_fields) - set(raw))
+
+
+def data_dir(settings: PluginSettings) -> str:
+    """The plugin's data folder: the setting, or ``<Cat data folder>/code_working_memory``.
+
+    Never the plugin folder: upgrades delete it.
+    """
+    if settings.data_folder.strip():
+        return os.path.abspath(os.path.expanduser(settings.data_folder.strip()))
+    return os.path.join(cat_data_dir(), DATA_DIR_NAME)
+
+
+def cat_data_dir() -> str:
+    """The Cat's own data folder: where its metadata file (``CCAT_METADATA_FILE``) lives.
+
+    By default ``cat/data/metadata.json`` relative to the Cat's working directory.
+    """
+    metadata_file = os.environ.get("CCAT_METADATA_FILE",
+                                   os.path.join("cat", "data", "metadata.json"))
+    return os.path.abspath(os.path.dirname(metadata_file))
+
+
+def requirements_problems(path: str | None = None) -> list[str]:
+    """What keeps the plugin's dependencies from being installed, line by line.
+
+    The Cat parses ``requirements.txt`` line by line and silently stops at the first line
+    ``packaging`` rejects (a comment, a blank line, an option): every later dependency is then
+    missing and only a generic error is logged. This names the line and what is missing.
+    """
+    try:
+        with open(path or REQUIREMENTS, encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
+    except OSError as err:
+        return [f"requirements.txt cannot be read: {err}"]
+    if lines and lines[-1] == "":
+        lines.pop()
+    problems = []
+    for number, line in enumerate(lines, 1):
+        try:
+            name = Requirement(line).name
+        except InvalidRequirement:
+            problems.append(f"requirements.txt line {number} ({line.strip()!r:.60}) is not a "
+                            "bare requirement: the Cat stops installing at that line")
+            continue
+        try:
+            version(name)
+        except PackageNotFoundError:
+            problems.append(f"{name} (requirements.txt line {number}) is not installed")
+    return problems
+
+
+def cat_logger() -> Any:
+    """The Cat's loguru logger (what admins read), or this module's logger outside the Cat."""
+    try:
+        from cat.log import log as cat_log  # the Cat is absent in unit tests and scripts
+    except ImportError:
+        return log
+    return cat_log
+
+
+def log_requirements_problems() -> None:
+    """At activation: say clearly which requirement line or package is the problem."""
+    logger = cat_logger()
+    for problem in requirements_problems():
+        logger.error(f"Code Working Memory: {problem}")

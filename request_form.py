@@ -1,0 +1,100 @@
+"""COMPOSITION: how the code-request form moves, with as few LLM calls as the message allows.
+
+The Cat's ``CatForm.next`` spends two LLM calls per turn (an exit check and a JSON extraction),
+even when the message already said everything. This step reads the message deterministically
+first (``codegen.intent.extract_details``: file, symbol, kind), asks for what is still missing,
+and only falls back to the Cat's LLM extraction for an answer it cannot read itself. "cancel"
+while the form asks is read as a reply word, not by the LLM.
+
+The form is started by the plugin's routing (pre-filled, in the turn that made the request) or
+by the Cat's own tool selection (empty): both end up here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .codegen.intent import RequestDetails, extract_details
+from .codegen.replies import ReplyIntent, classify_reply
+
+
+class CodeRequest(BaseModel):
+    """A request for new or changed Python code (the form's model)."""
+
+    request: str = Field(description="what the code must do, in the user's words")
+    target_path: str = Field(description="repository-relative file the code goes into, "
+                             "e.g. utils/dates.py")
+    symbol: str = Field("", description="name of the function, class or method to write "
+                        "(empty: the proposal chooses one)")
+    kind: str = Field("", description="function, method, class, test or module (empty: "
+                      "unknown)")
+
+
+#: The form's fields the message may fill (``request`` is the message itself).
+DETAIL_FIELDS = {"target_path": "target_path", "symbol": "symbol", "kind": "kind"}
+
+#: Marker attribute on a form that asked the user something (a plain bool: it is pickled).
+ASKED = "cwm_asked"
+
+
+def prefill(details: RequestDetails, text: str) -> dict[str, str]:
+    """The form's model from what a message says (empty values left out)."""
+    model = {"request": text.strip()}
+    for name, attribute in DETAIL_FIELDS.items():
+        value = getattr(details, attribute)
+        if value:
+            model[name] = value
+    return model
+
+
+def advance(form: Any, states: Any) -> dict[str, str]:
+    """One turn of the form (``states`` is the Cat's ``CatFormState``)."""
+    text = _user_text(form)
+    asked = bool(getattr(form, ASKED, False))
+    if asked and classify_reply(text) is ReplyIntent.CANCEL:
+        form._state = states.CLOSED
+        return {"output": "Dropped the code request."}
+    if not form._model.get("request"):
+        form._model = {**prefill(extract_details(text), text), **form._model}
+    elif asked:
+        _merge(form, extract_details(text))
+    form.validate()
+    if form._state != states.COMPLETE and asked:
+        form.update()  # the Cat's LLM extraction: the answer was not readable by rule
+    if form._state == states.COMPLETE:
+        form._state = states.CLOSED
+        return form.submit(form._model)  # type: ignore[no-any-return]
+    setattr(form, ASKED, True)
+    return {"output": question_for(form._missing_fields, form._errors)}
+
+
+def _merge(form: Any, details: RequestDetails) -> None:
+    for name, value in prefill(details, "").items():
+        if name != "request" and not form._model.get(name):
+            form._model[name] = value
+
+
+def _user_text(form: Any) -> str:
+    message = form.cat.working_memory.user_message_json
+    return str(getattr(message, "text", "") or "")
+
+
+def question_for(missing: list[str], errors: list[str]) -> str:
+    """What to ask for the missing or invalid fields, in plain words."""
+    asks = {
+        "target_path": "Which file should the code go in? (a repository-relative path, e.g. "
+                       "`utils/dates.py`)",
+        "request": "What should the code do?",
+    }
+    lines = [asks.get(name, f"What is the {name.replace('_', ' ')}?") for name in missing]
+    lines += [f"That does not work: {error}" for error in errors]
+    return "\n".join(lines or ["Tell me more about the code you want."]) + \
+        "\n\n(Say **cancel** to drop the request.)"
+
+
+def submitted_request(form_data: Mapping[str, Any]) -> dict[str, str]:
+    """The request as the session takes it (every value a plain string)."""
+    return {key: str(value) for key, value in form_data.items() if value is not None}

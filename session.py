@@ -1,0 +1,266 @@
+"""COMPOSITION: one ``Session`` per user: its state, its lock, its worker thread, its stop event.
+
+The session is the only place a user's code-generation state changes. It lives in a process
+registry (``Sessions``) keyed by user id, so it can own what must not be pickled (the lock, the
+worker thread, the per-task retrieval); its state is published as plain data into the user's
+working memory after every change, which is what the Cat saves (and, with the ``file_system``
+cache, what a restarted Cat finds). Within a process the session's state is the truth: a turn's
+working memory may be a stale copy when a worker finished during that turn.
+
+What a user can ask of it: ``propose`` (a request becomes proposed meta-code), ``reply`` to a
+proposal ("go", "cancel", a correction), ``stop`` a running loop, ``resume`` the last task from
+its last good draft ("continue"), ``recover`` after a restart (an interrupted task is reported
+and repaired), and ``status``. "apply" and the draft history are in ``history``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from . import drafting
+from .codegen.errors import CodegenError
+from .codegen.metacode import MetaCode
+from .codegen.phases import CodegenPhase
+from .codegen.replies import ReplyIntent, classify_reply, is_resume
+from .llm_port import LIFECYCLE, Meter, plugin_llm
+from .memory.errors import CodeMemoryError
+from .projects import Project
+from .session_worker import DraftWorker, interruption_report
+from .state import SessionState, read_state, write_state
+from .task_context import TaskContext
+from .turn import Turn
+
+log = logging.getLogger(__name__)
+
+#: What a finished task leaves in long-term memory when the next request starts.
+ARCHIVED_NOTES = ("request", "metacode", "loop.status", "loop.last_feedback")
+
+
+class Session:
+    """One user's code-generation session (see the module docstring)."""
+
+    def __init__(self, user_id: str, state: SessionState) -> None:
+        self.user_id = user_id
+        self.state = state
+        self.lock = threading.RLock()
+        self.worker: DraftWorker | None = None
+        self.context: TaskContext | None = None
+        self.meter = Meter(state.llm_calls)
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    def drafting(self) -> bool:
+        """A worker thread of this process runs the task's draft loop now."""
+        return self.worker is not None and self.worker.alive
+
+    def publish(self, working_memory: Any) -> None:
+        """Write the state into a turn's working memory (the Cat saves it after the turn)."""
+        with self.lock:
+            self.state.llm_calls = self.meter.calls
+            write_state(working_memory, self.state)
+
+    def _fail(self, turn: Turn, reason: str) -> None:
+        with self.lock:
+            if self.state.task_id and not self.state.phase.phase.terminal:
+                self.state.phase.fail(reason)
+            self.publish(turn.working_memory)
+
+    # -- the request --------------------------------------------------------------------------
+    def propose(self, turn: Turn, request: Mapping[str, Any]) -> str:
+        """Open a task for ``request`` and answer with proposed meta-code to confirm."""
+        with self.lock:
+            if self.drafting:
+                return (f"A draft is running for task `{self.state.task_id}`: say **stop** "
+                        "first, or wait for its result.")
+            self._open_task(dict(request))
+            self.publish(turn.working_memory)
+            try:
+                project = turn.workspace.project()
+                self._archive_finished(project)
+                project.ledger.open_task(self.state.task_id, self.user_id)
+                self.context = self._task_context(turn, project, request)
+                meta = drafting.propose(request, [], self.meter.wrap(plugin_llm),
+                                        self.context.code(drafting.PROPOSAL_CONTEXT))
+            except (CodeMemoryError, CodegenError) as err:
+                self._fail(turn, f"could not prepare the request: {err}")
+                return f"I could not prepare the request: {err}"
+            self._remember_proposal(turn, meta, [])
+            return f"{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+
+    def _open_task(self, request: dict[str, Any]) -> None:
+        state = self.state
+        phase = state.phase.phase
+        if not phase.terminal and phase not in (CodegenPhase.IDLE, CodegenPhase.COLLECTING):
+            state.phase.reset()  # a new request abandons the unfinished one (history keeps it)
+        state.phase.advance(CodegenPhase.COLLECTING, "new request")
+        state.task_id = state.scratchpad.start_task(initial={"request": request})
+        state.commit_id = state.applied_commit = ""
+        self.meter = Meter()
+        self.context = None
+
+    def _task_context(self, turn: Turn, project: Project,
+                      request: Mapping[str, Any]) -> TaskContext:
+        return TaskContext(project, user=self.user_id, task_id=self.state.task_id,
+                           query=drafting.retrieval_query(request),
+                           current_file=str(request.get("target_path", "")),
+                           share_finished=turn.workspace.config.share_task_notes,
+                           meter=self.meter)
+
+    def _archive_finished(self, project: Project) -> list[str]:
+        """Complete every scratchpad task but the current one: archive its key notes (scoped
+        to this user), mark it finished in the ledger, clear it from the working memory."""
+        pad, done = self.state.scratchpad, []
+
+        def sink(text: str, metadata: dict[str, Any]) -> str:
+            return project.code.add_memory(text, {**metadata, "type": "task_note",
+                                                  "user": self.user_id})
+
+        for task in pad.tasks():
+            if task == self.state.task_id:
+                continue
+            keys = [k for k in ARCHIVED_NOTES if pad.query(task, k).found]
+            try:
+                pad.complete(task, archive_keys=keys, sink=sink)
+            except Exception as err:  # the sink is a database: keep the task, say why
+                log.warning("could not archive scratchpad task %s: %s", task, err)
+                continue
+            project.ledger.finish(task)
+            done.append(task)
+        return done
+
+    def _remember_proposal(self, turn: Turn, meta: MetaCode, feedback: list[str]) -> None:
+        with self.lock:
+            task = self.state.task_id
+            self.state.scratchpad.put(task, "metacode", meta.to_dict())
+            self.state.scratchpad.put(task, "feedback", feedback)
+            self.state.scratchpad.put(task, "awaiting", "metacode")
+            self.publish(turn.working_memory)
+
+    def reply(self, turn: Turn, text: str) -> str | None:
+        """Answer a message while meta-code awaits confirmation; ``None`` when nothing awaits."""
+        with self.lock:
+            if not self.state.awaiting_confirmation:
+                return None
+            task = self.state.task_id
+            intent = classify_reply(text)
+            if intent is ReplyIntent.CANCEL:
+                self._fail(turn, "cancelled by the user")
+                return f"Cancelled the request (task `{task}`)."
+            if intent is ReplyIntent.CONFIRM or is_resume(text):  # "continue" = go on
+                return self.confirm(turn)
+            return self._revise(turn, text)
+
+    def _revise(self, turn: Turn, text: str) -> str:
+        feedback = [*self.state.note("feedback", []), text.strip()]
+        request = self.state.note("request")
+        try:
+            project = turn.workspace.project()
+            if self.context is None or self.context.project is not project:
+                self.context = self._task_context(turn, project, request)
+            meta = drafting.propose(request, feedback, self.meter.wrap(plugin_llm),
+                                    self.context.code(drafting.PROPOSAL_CONTEXT))
+        except (CodeMemoryError, CodegenError) as err:
+            return f"I could not revise the proposal: {err}. {drafting.PROPOSAL_HELP}"
+        self._remember_proposal(turn, meta, feedback)
+        return f"Revised:\n\n{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+
+    def confirm(self, turn: Turn) -> str:
+        """Start the draft loop for the confirmed meta-code, in a worker thread."""
+        with self.lock:
+            state = self.state
+            state.phase.advance(CodegenPhase.METACODE_CONFIRMED, "confirmed by the user")
+            state.scratchpad.put(state.task_id, "awaiting", "")
+            return self._start(turn)
+
+    def _start(self, turn: Turn) -> str:
+        state = self.state
+        try:
+            project = turn.workspace.project()
+        except CodeMemoryError as err:
+            self._fail(turn, f"cannot start drafting: {err}")
+            return f"Cannot start drafting: {err}"
+        meta = MetaCode.from_dict(state.note("metacode"))
+        if self.context is None or self.context.project is not project:
+            self.context = self._task_context(turn, project, state.note("request") or {})
+        self.worker = DraftWorker(self, turn.link, project, turn.workspace, meta)
+        self.publish(turn.working_memory)
+        self.worker.start()
+        return (f"Drafting `{meta.symbol}` in `{meta.target_path}` (task `{state.task_id}`): I "
+                "will report progress here and post the result when it is ready.")
+
+    # -- during and after the loop ------------------------------------------------------------
+    def stop(self, text: str) -> str | None:
+        """"stop" / "cancel" while a draft loop runs: end it after the current step."""
+        if not self.drafting or classify_reply(text) is not ReplyIntent.CANCEL:
+            return None
+        assert self.worker is not None
+        self.worker.stop_event.set()
+        return ("Stopping the draft loop after the current step; the drafts so far stay in the "
+                "history.")
+
+    @property
+    def resumable(self) -> bool:
+        """The task can go on from its last good draft (stopped, gave up or interrupted)."""
+        state = self.state
+        return (not self.drafting and state.phase.phase is CodegenPhase.FAILED
+                and bool(state.note("metacode")))
+
+    def resume(self, turn: Turn) -> str | None:
+        """"continue": run the loop again from the task's last good draft."""
+        with self.lock:
+            if not self.resumable:
+                return None
+            self.state.phase.walk_to(CodegenPhase.METACODE_CONFIRMED, "continued by the user")
+            return self._start(turn)
+
+    def recover(self, turn: Turn) -> str | None:
+        """After a restart: report a task the state says is drafting but nothing runs, and
+        repair its phase (failed, "interrupted"), so "continue" can resume it."""
+        with self.lock:
+            if not self.state.running or self.drafting or LIFECYCLE.stopping.is_set():
+                return None
+            task = self.state.task_id
+            try:
+                project: Project | None = turn.workspace.project()
+            except CodeMemoryError:
+                project = None
+            report, last_good = interruption_report(self.state, project)
+            self.state.phase.fail("interrupted: the Cat stopped while the draft loop ran")
+            self.state.scratchpad.put(task, "loop.status", "interrupted")
+            if last_good:
+                self.state.commit_id = last_good
+            self.publish(turn.working_memory)
+            return report
+
+
+class Sessions:
+    """The process's sessions, keyed by user id (created from the working memory on first use,
+    e.g. after a restart)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sessions: dict[str, Session] = {}
+
+    def of(self, user_id: str, working_memory: Any) -> Session:
+        with self._lock:
+            session = self._sessions.get(user_id)
+            if session is None:
+                session = self._sessions[user_id] = Session(user_id, read_state(working_memory))
+            return session
+
+    def get(self, user_id: str) -> Session | None:
+        with self._lock:
+            return self._sessions.get(user_id)
+
+    def all(self) -> list[Session]:
+        with self._lock:
+            return list(self._sessions.values())
+
+    def stop_all(self) -> None:
+        """Ask every running loop to stop (at shutdown)."""
+        for session in self.all():
+            if session.worker is not None:
+                session.worker.stop_event.set()

@@ -1,0 +1,159 @@
+"""COMPOSITION: the worker thread that runs one task's draft loop for a ``Session``.
+
+The loop runs for minutes, so it runs in a daemon thread of its own (a turn must not block the
+user's socket). Progress moves the task's phase through legal transitions and reaches the user
+as throttled notifications; the result arrives as a chat message. Every update goes through the
+session's lock and is persisted into the user's cached working memory, so a restarted Cat finds
+the phase the loop had reached. When the process stops, the worker leaves the state alone: the
+task stays "drafting", and the next Cat reports it as interrupted (``interruption_report``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+from . import drafting
+from .codegen.loop import Committed, GaveUp, ProgressEvent
+from .codegen.metacode import MetaCode
+from .codegen.phases import CodegenPhase
+from .lifecycle import ShuttingDown
+from .llm_port import LIFECYCLE
+from .memory.errors import TaskNotFound
+from .memory.scratchpad import Scratchpad
+from .projects import PROGRESS_INTERVAL_S, Project, Throttle
+from .state import SessionState
+from .turn import UserLink, Workspace
+
+if TYPE_CHECKING:
+    from .session import Session
+
+log = logging.getLogger(__name__)
+
+#: Verdicts of drafts the loop may start from.
+GOOD_VERDICTS = ("passed", "committed", "imported", "final")
+
+
+class DraftWorker:
+    """One draft-loop run for ``session``'s current task, in a daemon thread."""
+
+    def __init__(self, session: Session, link: UserLink, project: Project, workspace: Workspace,
+                 meta: MetaCode) -> None:
+        self.session = session
+        self.link = link
+        self.project = project
+        self.workspace = workspace
+        self.meta = meta
+        self.task_id = session.state.task_id
+        self.stop_event = threading.Event()
+        self.notes = Scratchpad()  # the worker's own copy; merged into the state on updates
+        self.notes.import_task(self.task_id, session.state.scratchpad.export_task(self.task_id))
+        self._throttle = Throttle(PROGRESS_INTERVAL_S)
+        self._thread = threading.Thread(target=self._run, name=f"codemem-draft-{self.task_id}",
+                                        daemon=True)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def _should_stop(self) -> bool:
+        return self.stop_event.is_set() or LIFECYCLE.stopping.is_set()
+
+    def _run(self) -> None:
+        context = self.session.context
+        assert context is not None, "the session builds the task's context before starting"
+        try:
+            with self.workspace.registry.lease(self.project):
+                outcome = drafting.run_loop(self.project, self.workspace.config, self.meta,
+                                            self.task_id, self.notes, context,
+                                            self.session.meter, self._progress,
+                                            self._should_stop)
+                diff = self._diff(outcome)
+            if LIFECYCLE.stopping.is_set():
+                return  # leave the phase: the next Cat reports the interrupted task
+            self._finish(outcome, diff)
+        except ShuttingDown:
+            log.info("draft loop of task %s abandoned: the Cat is stopping", self.task_id)
+        except Exception as err:  # crash boundary of a background thread: report, never lose
+            if LIFECYCLE.stopping.is_set():
+                return
+            log.exception("draft loop of task %s failed", self.task_id)
+            self._update(failure=f"{type(err).__name__}: {err}")
+            self.link.send(f"The draft loop stopped with an error: {type(err).__name__}: {err}. "
+                           f"The drafts so far are kept in the history of task "
+                           f"`{self.task_id}`.", "chat")
+
+    def _diff(self, outcome: Committed | GaveUp) -> str:
+        if not isinstance(outcome, Committed):
+            return ""
+        base = drafting.first_commit(self.project, self.task_id)
+        return self.project.commits.diff(base, outcome.commit_id) if base else ""
+
+    def _finish(self, outcome: Committed | GaveUp, diff: str) -> None:
+        if isinstance(outcome, Committed):
+            self._update(CodegenPhase.DONE, outcome.commit_id)
+        else:
+            self._update(commit_id=outcome.last_good, failure=outcome.reason)
+        self.link.send(drafting.outcome_message(outcome, self.meta, diff,
+                                                self.session.meter.calls), "chat")
+
+    def _progress(self, event: ProgressEvent) -> None:
+        if LIFECYCLE.stopping.is_set():
+            return
+        phase = drafting.phase_for(event)
+        if phase is not None:
+            self._update(phase)
+        if self._throttle.ready():
+            self.link.send(f"Draft {event.iteration}: {event.step} {event.status}"
+                           + (f" ({event.message[:120]})" if event.message else ""))
+
+    def _update(self, phase: CodegenPhase | None = None, commit_id: str = "",
+                failure: str = "") -> None:
+        """Merge the worker's notes and phase into the session's state and persist it."""
+        session = self.session
+        with session.lock:
+            state = session.state
+            if state.task_id != self.task_id:
+                return  # the user moved on to another task; the history keeps this one
+            state.scratchpad.import_task(self.task_id, self.notes.export_task(self.task_id))
+            if phase is not None and state.phase.phase is not phase:
+                state.phase.walk_to(phase, "draft loop")
+            if failure and not state.phase.phase.terminal:
+                state.phase.fail(failure)
+            if commit_id:
+                state.commit_id = commit_id
+            state.llm_calls = session.meter.calls
+            self.link.persist(state)
+
+
+def interruption_report(state: SessionState, project: Project | None) -> tuple[str, str]:
+    """What to tell the user about a task interrupted by a restart, and its last good draft."""
+    meta = state.note("metacode") or {}
+    what = f"`{meta.get('symbol') or '?'}` in `{meta.get('target_path') or '?'}`"
+    lines = [f"Your draft of {what} (task `{state.task_id}`) was interrupted: the Cat stopped "
+             f"while the draft loop was {state.phase.phase.value.replace('_', ' ')}."]
+    last_good = ""
+    try:
+        entries: list[Any] = list(project.commits.log(state.task_id)) if project else []
+    except TaskNotFound:  # stopped before the first commit
+        entries = []
+    if entries:
+        last = entries[0]
+        good = next((e for e in entries if str(e.verdict).lower() in GOOD_VERDICTS), None)
+        last_good = good.id if good is not None else ""
+        lines.append(f"Last draft: draft {last.iteration} `{last.id[:10]}` [{last.verdict}] "
+                     f"{last.name}.")
+        if good is not None and good.id != last.id:
+            lines.append(f"Last good draft: `{good.id[:10]}` [{good.verdict}].")
+    else:
+        lines.append("No draft had been committed yet.")
+    lines.append("Say **continue** to resume from the last good draft, or ask for something "
+                 "else.")
+    return " ".join(lines), last_good

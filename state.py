@@ -1,0 +1,107 @@
+"""COMPOSITION: one user's code-generation state, as plain data under one working-memory key.
+
+The Cat's ``file_system`` cache pickles the whole working memory after every turn (and a value
+that does not pickle bricks the user's session, cat-v1-api.md §7), so what is stored there is a
+dict of strings, numbers and lists; ``SessionState`` is the typed view of it. Live objects (the
+lock, the worker thread) belong to ``session.Session``, never here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .codegen.phases import CodegenPhase, PhaseMachine
+from .memory.scratchpad import Scratchpad, ScratchpadError
+
+log = logging.getLogger(__name__)
+
+#: The plugin's one key in ``cat.working_memory``.
+STATE_KEY = "code_working_memory"
+
+#: Version of the layout below (new keys are optional, so older states still load).
+STATE_VERSION = 1
+
+#: Phases in which a worker thread runs the task's draft loop.
+RUNNING_PHASES = frozenset({CodegenPhase.METACODE_CONFIRMED, CodegenPhase.DRAFTING,
+                            CodegenPhase.VALIDATING, CodegenPhase.COMMITTED,
+                            CodegenPhase.ROLLED_BACK, CodegenPhase.REVIEWING})
+
+
+@dataclass
+class SessionState:
+    """What one user's conversation holds: the scratchpad, the phase and the current task."""
+
+    scratchpad: Scratchpad = field(default_factory=Scratchpad)
+    phase: PhaseMachine = field(default_factory=PhaseMachine)
+    task_id: str = ""
+    #: The task's current draft (the last good commit when the loop ends).
+    commit_id: str = ""
+    #: The draft the user last wrote into the repository with "apply".
+    applied_commit: str = ""
+    #: LLM calls the current task made so far (proposals, revisions, the loop, scoring).
+    llm_calls: int = 0
+    #: Problems found while loading (a damaged state is replaced, never fatal).
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def running(self) -> bool:
+        """The state says a draft loop works on the task (in this process or a dead one)."""
+        return bool(self.task_id) and self.phase.phase in RUNNING_PHASES
+
+    @property
+    def awaiting_confirmation(self) -> bool:
+        """Proposed meta-code waits for "go", "cancel" or a correction."""
+        task = self.task_id
+        return (self.phase.phase is CodegenPhase.COLLECTING and bool(task)
+                and task in self.scratchpad.tasks()
+                and self.scratchpad.get(task, "awaiting") == "metacode")
+
+    def note(self, key: str, default: Any = None) -> Any:
+        """A note of the current task (``default`` without a task)."""
+        if not self.task_id or self.task_id not in self.scratchpad.tasks():
+            return default
+        return self.scratchpad.get(self.task_id, key, default)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": STATE_VERSION,
+            "phase": self.phase.phase.value,
+            "phase_machine": self.phase.to_dict(),
+            "task_id": self.task_id,
+            "commit_id": self.commit_id,
+            "applied_commit": self.applied_commit,
+            "llm_calls": self.llm_calls,
+            "scratchpad": self.scratchpad.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> SessionState:
+        """Rebuild the state; a damaged layout starts afresh and says so in ``warnings``."""
+        if not isinstance(data, Mapping):
+            return cls()
+        try:
+            return cls(
+                scratchpad=Scratchpad.from_dict(data["scratchpad"]),
+                phase=PhaseMachine.from_dict(data.get("phase_machine") or {}),
+                task_id=str(data.get("task_id", "")),
+                commit_id=str(data.get("commit_id", "")),
+                applied_commit=str(data.get("applied_commit", "")),
+                llm_calls=int(data.get("llm_calls", 0)),
+            )
+        except (KeyError, TypeError, ValueError, ScratchpadError) as err:
+            log.warning("code working memory state damaged, starting afresh: %s", err)
+            return cls(warnings=[f"the previous code-generation state was damaged ({err}); "
+                                 "it was reset"])
+
+
+def read_state(working_memory: Any) -> SessionState:
+    """The state stored in a working memory (a fresh one on first use)."""
+    return SessionState.from_dict(working_memory.get(STATE_KEY))
+
+
+def write_state(working_memory: Any, state: SessionState) -> None:
+    """Store the state as plain data (attribute assignment: dict access is deprecated)."""
+    setattr(working_memory, STATE_KEY, state.to_dict())

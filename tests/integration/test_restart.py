@@ -1,0 +1,151 @@
+"""SIGTERM to a served Cat mid-draft, then a second Cat on the same data (opt-in: CCAT_CORE_DIR).
+
+What ``docker stop`` does to a running Cat: SIGTERM, then SIGKILL after 10 s. The Cat here runs
+in its own process (uvicorn, ``file_system`` cache, cat_process.py) with the plugin active and
+a draft loop in flight; it must exit well within the grace period, leaving none of the processes
+the plugin started (parser workers, git helpers, sandboxes). A second Cat on the same data
+folder then reports the interrupted task on the user's next message, and "continue" finishes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+
+import pytest
+
+from . import cat_harness
+from .cat_doubles import LLMScript
+from .cat_harness import PLUGIN_ID
+from .cat_process import ServedCat, alive, say
+
+pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::FutureWarning")]
+
+#: The exit must leave room in Docker's 10 s grace period.
+EXIT_BUDGET_S = 6.0
+REQUEST = "write a function slugify in text/slug.py that turns a title into a URL slug"
+METACODE = {
+    "target_path": "text/slug.py", "symbol": "slugify", "kind": "function",
+    "signature": "def slugify(text: str) -> str", "behaviour": "Join the lower-cased words.",
+    "inputs": [{"name": "text", "type": "str", "description": "a title"}],
+    "outputs": [{"name": "return", "type": "str", "description": "the slug"}],
+    "examples": [{"call": "slugify('A b')", "expected": "a-b"},
+                 {"call": "slugify('x')", "expected": "x"}],
+    "constraints": [], "acceptance_checks": ["words are joined with -"], "assumptions": []}
+GOOD = ("```python entity=text/slug.py::slugify\ndef slugify(text: str) -> str:\n"
+        "    return '-'.join(text.lower().split())\n```\n")
+#: A draft whose example test sleeps: the sandbox is busy when SIGTERM arrives.
+SLEEPY = ("```python entity=text/slug.py::slugify\ndef slugify(text: str) -> str:\n"
+          "    import time\n    time.sleep(120)\n    return '-'.join(text.lower().split())\n```\n")
+GENERATE = "You write Python code for one goal"
+
+
+def script(draft: str, slow_flag: str = "") -> LLMScript:
+    return LLMScript(
+        rules=[("into META-CODE", json.dumps(METACODE)),
+               ("You rate how useful", json.dumps({"score": 0.9, "reason": "relevant"})),
+               (GENERATE, draft)],
+        tools=[("index my repository", "index_code_repository")],
+        slow=[(GENERATE, 120, slow_flag)] if slow_flag else [])
+
+
+@pytest.fixture
+def served(cat_core, tmp_path):
+    """A repository, a plugin folder with its settings, and a factory for the served Cat."""
+    repo = tmp_path / "repo"
+    (repo / "text").mkdir(parents=True)
+    (repo / "text" / "slug.py").write_text("def other():\n    return 1\n")
+    # its own prefix, so that no other test run sharing the core takes it for its own
+    plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_srv_", dir=cat_core))
+    plugin_dir = cat_harness.mirror_plugin(cat_core / plugins_name / PLUGIN_ID)
+    (plugin_dir / "settings.json").write_text(json.dumps({
+        "repository_path": str(repo), "data_folder": str(tmp_path / "data"),
+        "extended_loop": False, "check_judge": False, "max_iterations": 3,
+        "test_timeout_s": 60}))
+    started = []
+
+    def start(llm: LLMScript) -> ServedCat:
+        cat = ServedCat(cat_core, tmp_path / "cat", plugins_name, llm, cat_harness.REPO_ROOT)
+        started.append(cat)
+        cat.wait_ready()
+        cat.toggle(PLUGIN_ID)
+        return cat
+
+    yield start, plugins_name, tmp_path
+    for cat in started:
+        if cat.proc.poll() is None:
+            cat.proc.kill()
+    shutil.rmtree(cat_core / plugins_name, ignore_errors=True)
+
+
+def drive_to_the_draft(cat: ServedCat, wait: Callable[[], None]) -> dict[int, str]:
+    """Index, request, "go"; wait until the draft is busy; the plugin's processes then."""
+    with cat.socket("alice") as ws:
+        assert "Indexing" in say(ws, "index my repository")["text"]
+        proposal = say(ws, REQUEST)["text"]
+        assert "**go**" in proposal, proposal
+        assert say(ws, "go")["text"].startswith("Drafting `slugify`")
+        wait()
+        return cat.descendants()
+
+
+def assert_stopped_cleanly(cat: ServedCat, children: dict[int, str]) -> None:
+    seconds = cat.terminate()
+    assert seconds < EXIT_BUDGET_S and cat.proc.returncode == 0, \
+        f"exit took {seconds:.1f} s (rc {cat.proc.returncode}):\n{cat.tail()}"
+    time.sleep(0.5)
+    left = {pid: cmd for pid, cmd in children.items() if alive(pid)}
+    assert left == {}, f"processes outlived the Cat: {left}"
+
+
+def test_sigterm_mid_draft_then_the_next_cat_reports_it_and_continue_finishes(served, boot_cat):
+    start, plugins_name, tmp_path = served
+    flag = tmp_path / "llm_in_flight"
+    cat = start(script(GOOD, str(flag)))
+
+    def llm_in_flight() -> None:
+        deadline = time.monotonic() + 120
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert flag.exists(), cat.tail()
+
+    children = drive_to_the_draft(cat, llm_in_flight)
+    assert any("_codemem_extract_worker" in c for c in children.values()), children
+    assert_stopped_cleanly(cat, children)
+
+    with boot_cat(workdir=tmp_path / "cat", cache_type="file_system", toggle=False,
+                  plugins_name=plugins_name) as run:
+        run.script.rules += script(GOOD).rules
+        with run.session("alice") as chat:
+            report = chat.say("is my slugify function ready?")["text"]
+            assert "was interrupted" in report and "**continue**" in report, report
+            state = run.plugin_state("alice")
+            assert state["phase"] == "failed", state["phase_machine"]
+            assert "interrupted" in state["phase_machine"]["failure_reason"]
+            assert chat.say("continue")["text"].startswith("Drafting `slugify`")
+            cat_harness.wait_for_draft(run, "alice")
+            result = chat.wait_for(lambda f: str(f.get("content", "")).startswith(
+                "Draft committed"), timeout=60)
+        assert result is not None, chat.frames[-5:]
+        assert run.plugin_state("alice")["phase"] == "done"
+
+
+def test_sigterm_while_a_sandbox_runs_ends_every_process_quickly(served):
+    start, _, _ = served
+    cat = start(script(SLEEPY))
+
+    def sandbox_running() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if any("pytest" in c for c in cat.descendants().values()):
+                return
+            time.sleep(0.3)
+        raise AssertionError(f"no sandboxed test run started: {cat.tail()}")
+
+    children = drive_to_the_draft(cat, sandbox_running)
+    assert any("pytest" in c for c in children.values()), children
+    assert_stopped_cleanly(cat, children)

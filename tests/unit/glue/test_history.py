@@ -1,0 +1,93 @@
+""""apply" as the user sees it: only on the exact word, only for a user with a draft, compared
+with what the previous apply wrote, and never over the user's own edits."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemem import llm_port, runtime
+
+from ...fakes import FunctionLLM
+from .glue_support import make_cat, other_user, say, settings_of, state_of, wait_for_draft
+from .test_drafting_glue import REQUEST, answer
+
+
+@pytest.fixture
+def drafted(tmp_path, monkeypatch):
+    """A user whose request produced draft 1 of text/slug.py (repository untouched)."""
+    repo = tmp_path / "workspace"
+    (repo / "text").mkdir(parents=True)
+    original = "def other():\n    return 1\n"
+    (repo / "text" / "slug.py").write_text(original)
+    cat, sent, _ = make_cat(tmp_path, repo)
+    settings_of(cat).update(extended_loop=False)
+    monkeypatch.setattr(llm_port, "cat_llm", FunctionLLM(answer, limit=80))
+    say(cat, REQUEST)
+    say(cat, "go")
+    wait_for_draft(cat)
+    return cat, repo / "text" / "slug.py", original
+
+
+def roll_back(cat, which=""):
+    return runtime.roll_back_draft(cat, which)
+
+
+def test_apply_twice_says_already_applied(drafted):
+    cat, target, original = drafted
+    assert say(cat, "please apply the changes you think best") is None  # not the exact word
+    first = say(cat, "Apply it!")
+    assert first.startswith("Applied draft `") and "`text/slug.py`" in first
+    written = target.read_text()
+    assert "def slugify(text: str, sep: str = '-') -> str:" in written
+    assert "def other():" in written  # the rest of the file is kept
+    again = say(cat, "apply")
+    assert "already applied" in again and target.read_text() == written
+
+
+def test_a_newer_draft_after_an_apply_is_applied_over_it(drafted):
+    cat, target, original = drafted
+    say(cat, "apply")
+    assert roll_back(cat).startswith("Back at draft 0 ")  # the repository's own version
+    reply = say(cat, "apply")
+    assert reply.startswith("Applied draft `"), reply
+    assert target.read_text() == original
+    assert runtime.redo_draft(cat).startswith("Restored draft 1 ")
+    assert say(cat, "apply").startswith("Applied draft `")
+    assert "def slugify" in target.read_text()
+
+
+def test_an_edit_by_the_user_is_refused_with_the_file_named(drafted):
+    cat, target, original = drafted
+    target.write_text(original + "# my own edit\n")
+    refused = say(cat, "apply")
+    assert refused.startswith("I did not write anything:") and "text/slug.py was edited" in refused
+    assert target.read_text() == original + "# my own edit\n"
+    target.write_text(original)
+    say(cat, "apply")
+    target.write_text(target.read_text() + "# edited after the apply\n")
+    roll_back(cat)
+    refused = say(cat, "apply")
+    assert "text/slug.py was edited" in refused, refused
+
+
+def test_a_new_task_after_an_apply_starts_from_the_applied_file(drafted):
+    cat, target, original = drafted
+    say(cat, "apply")
+    say(cat, "write a function slugify in text/slug.py that turns a title into a URL slug")
+    assert state_of(cat).applied_commit == ""
+    say(cat, "go")
+    wait_for_draft(cat)
+    assert "identical to your files" in say(cat, "apply")  # same code as the applied draft
+
+
+def test_apply_means_nothing_to_a_user_without_a_draft(drafted):
+    cat, *_ = drafted
+    stranger, _ = other_user(cat, "bob")
+    for text in ("apply", "apply it", "apply the draft"):
+        assert say(stranger, text) is None  # the Cat answers as usual
+
+
+def test_apply_respects_the_never_policy(drafted):
+    cat, *_ = drafted
+    settings_of(cat)["write_back"] = "never: drafts stay in the history"
+    assert say(cat, "apply").startswith("Write-back is off")

@@ -1,0 +1,88 @@
+"""The Registry: one frozen configuration per project; a changed setting reaches the running
+project without a restart; a rebuilt project's predecessor closes when its last user lets go."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from codemem import runtime
+from codemem.config import PluginConfig, ProjectConfig, RetrievalTuning
+from codemem.memory.store import StoreClosed
+from codemem.settings import PluginSettings
+
+from .glue_support import make_cat, settings_of
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "workspace"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "core.py").write_text("def answer():\n    return 42\n")
+    (root / "web").mkdir()
+    (root / "web" / "app.js").write_text("function hello() { return 1; }\n")
+    return root
+
+
+def project_of(cat):
+    return runtime.session_turn(cat)[1].workspace.project()
+
+
+def index(cat):
+    reply = runtime.start_indexing(cat)
+    project = project_of(cat)
+    project.indexer.join(120)
+    return reply, project
+
+
+def test_every_retrieval_setting_is_mapped_by_name():
+    settings = PluginSettings(relevance_threshold=0.4, recency_days=3, batch_size=2)
+    config = PluginConfig.from_settings(settings, "/data")
+    for field in dataclasses.fields(RetrievalTuning):
+        assert getattr(config.tuning, field.name) == getattr(settings, field.name)
+    assert config.scope.max_file_bytes == settings.max_file_kb * 1024
+
+
+def test_a_changed_threshold_reaches_the_running_project_without_a_rebuild(tmp_path, repo):
+    cat, _, _ = make_cat(tmp_path, repo)
+    first = project_of(cat)
+    assert first.code.relevance_threshold == 0.7
+    before = first.config.fingerprint()
+    settings_of(cat).update(relevance_threshold=0.35, recency_days=2, max_memories=4)
+    again = project_of(cat)
+    assert again is first  # reconfigured, not rebuilt
+    assert first.code.relevance_threshold == 0.35 and first.code.max_memories == 4
+    assert first.code.recency_days == 2 and first.config.fingerprint() != before
+
+
+def test_the_languages_and_include_settings_narrow_the_next_indexing_run(tmp_path, repo):
+    cat, _, _ = make_cat(tmp_path, repo)
+    _, project = index(cat)
+    names = {m["metadata"]["qualified_name"] for m in project.code.list_memories(
+        {"type": "code_entity"})}
+    assert names == {"answer", "hello"}
+    settings_of(cat).update(languages="python")
+    _, project = index(cat)
+    statuses = project.code.last_index_report.statuses
+    assert statuses["web/app.js"].startswith("skipped:language_filtered"), statuses
+
+
+def test_an_identity_change_rebuilds_and_the_old_project_closes_after_its_lease(tmp_path, repo):
+    cat, _, _ = make_cat(tmp_path, repo)
+    first = project_of(cat)
+    with runtime.REGISTRY.lease(first):
+        cat.memory.vectors.declarative.embedder_name = "AnotherEmbedder"
+        second = project_of(cat)
+        assert second is not first and second.config.embedder_name == "AnotherEmbedder"
+        assert first.code.count_memories() >= 0  # still usable by the worker holding it
+        assert second.ledger is first.ledger  # task ownership survives the rebuild
+    with pytest.raises(StoreClosed):
+        first.code.get_memory("anything")
+
+
+def test_identity_and_fingerprint():
+    base = ProjectConfig(root="/r", data_dir="/d", embedder_name="E")
+    tuned = dataclasses.replace(base, tuning=RetrievalTuning(relevance_threshold=0.5))
+    assert tuned.identity == base.identity and tuned.fingerprint() != base.fingerprint()
+    assert dataclasses.replace(base, embedder_name="F").identity != base.identity

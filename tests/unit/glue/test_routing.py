@@ -1,0 +1,144 @@
+"""Routing a chat message: a code request starts the form (pre-filled, no LLM extraction), a
+question about the code gets the plugin's retrieval in the prompt, anything else is the Cat's.
+"""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from codemem import llm_port, runtime
+
+from ...fakes import FunctionLLM
+from ..codegen.helpers_codegen import slug_dict
+from ..memory.codebase.catlike import Document
+from .glue_support import FormStandIn, States, make_cat, say, state_of
+
+PARSE_ISO = slug_dict(
+    target_path="utils/dates.py", symbol="parse_iso", signature="def parse_iso(text: str) -> dict",
+    behaviour="Parse an ISO date into its parts.",
+    inputs=[{"name": "text", "type": "str", "description": "an ISO date"}],
+    outputs=[{"name": "return", "type": "dict", "description": "the parts"}],
+    examples=[{"call": "parse_iso('2024-01-02')", "expected": {"y": "2024"}},
+              {"call": "parse_iso('1999-12-31')", "expected": {"y": "1999"}}],
+    acceptance_checks=["the year is the first four characters"])
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "workspace"
+    (root / "utils").mkdir(parents=True)
+    (root / "utils" / "dates.py").write_text(
+        "def parse_iso(text):\n    \"\"\"Parse an ISO date.\"\"\"\n    return {'y': text[:4]}\n")
+    return root
+
+
+@pytest.fixture
+def llm(monkeypatch):
+    def answer(prompt: str) -> str:
+        if prompt.startswith("You rate how useful a stored memory"):
+            return json.dumps({"score": 0.9, "reason": "it parses dates"})
+        if prompt.startswith("You turn a programming request into META-CODE"):
+            return json.dumps(PARSE_ISO)
+        if prompt.startswith("Does the following chat message ask to write"):
+            return "<think>retries are code</think> yes"
+        raise AssertionError(f"unexpected prompt: {prompt[:120]}")
+
+    fake = FunctionLLM(answer, limit=100)
+    monkeypatch.setattr(llm_port, "cat_llm", fake)
+    return fake
+
+
+def indexed(tmp_path, repo):
+    cat, sent, _ = make_cat(tmp_path, repo)
+    runtime.start_indexing(cat)
+    for project in runtime.REGISTRY.projects():
+        project.indexer.join(60)
+    return cat
+
+
+def procedures(*names):
+    return [(Document(f"trigger of {n}", {"source": n, "type": "tool"}), 0.8, None, n)
+            for n in names]
+
+
+def test_small_talk_is_left_to_the_cat_without_any_llm_call(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    for text in ("hello, who are you?", "write a poem about cats", "thanks!"):
+        assert say(cat, text) is None
+        assert cat.working_memory.get("active_form") is None
+    assert llm.calls == 0
+
+
+def test_a_question_about_the_code_gets_the_retrieval_in_the_prompt(tmp_path, repo, llm):
+    cat = indexed(tmp_path, repo)
+    cat.mad_hatter.procedures = [SimpleNamespace(name="search_code", plugin_id=runtime.PLUGIN_ID),
+                                 SimpleNamespace(name="other_tool", plugin_id="another_plugin")]
+    assert say(cat, "how does parse_iso work?") is None  # the Cat's agent answers
+    cat.working_memory.declarative_memories = []
+    cat.working_memory.procedural_memories = procedures("search_code", "other_tool")
+    runtime.after_recall(cat)
+    assert [m[0].metadata["source"] for m in cat.working_memory.procedural_memories] == [
+        "other_tool"]  # the plugin already retrieved: no tool-selection call for search_code
+    agent_input = runtime.prompt_variables(cat, SimpleNamespace())
+    assert "def parse_iso(text):" in agent_input.code_context
+    assert "return {'y': text[:4]}" in agent_input.code_context  # braces intact
+    assert sum(p.startswith("You rate how useful") for p in llm.prompts) >= 1
+
+
+def test_a_plain_request_starts_the_form_and_the_proposal_in_the_same_turn(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    reply = say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
+    assert "Reply **go**" in reply
+    assert not any(p.startswith("Your task is to fill up a JSON") for p in llm.prompts)
+
+
+def test_the_index_tells_which_file_holds_a_named_symbol(tmp_path, repo, llm):
+    cat = indexed(tmp_path, repo)
+    reply = say(cat, "fix parse_iso: it should return a date, not a dict")
+    assert "Reply **go**" in reply, reply  # no question about the file
+    assert state_of(cat).note("request")["target_path"] == "utils/dates.py"
+
+
+def test_an_ambiguous_message_costs_one_tie_break_call(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    reply = say(cat, "implement retries")
+    assert "Which file should the code go in?" in reply
+    assert [p.split("\n")[0] for p in llm.prompts] == [
+        "Does the following chat message ask to write, add, implement, change, fix or refactor "
+        "source code? Answer with one word: yes or no."]
+
+
+def test_a_form_started_by_the_cat_reads_the_message_itself(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    message = SimpleNamespace(text="generate python code for slugify in utils/dates.py")
+    cat.working_memory.user_message_json = message
+    form = FormStandIn(cat)  # as the Cat's tool selection creates it: empty
+    reply = form.next()["output"]
+    assert "Reply **go**" in reply and form._state is States.CLOSED
+    assert form.llm_extractions == 0
+
+
+def test_cancel_while_the_form_asks(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    assert "Which file" in say(cat, "write a function that adds two numbers")
+    assert say(cat, "cancel") == "Dropped the code request."
+    assert cat.working_memory.get("active_form") is None
+    assert llm.calls == 0
+
+
+def test_an_unreadable_answer_falls_back_to_the_cats_extraction(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    say(cat, "write a function that adds two numbers")
+    form = cat.working_memory.active_form
+    assert "Which file" in say(cat, "the same place as the other helpers")
+    assert form.llm_extractions == 1
+
+
+def test_while_a_proposal_waits_a_request_like_message_is_a_correction(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
+    reply = say(cat, "add a function argument for the time zone")
+    assert reply.startswith("Revised:")

@@ -1,0 +1,104 @@
+"""COMPOSITION: what one call from the Cat gives a session: configuration, project, a way back.
+
+A hook, tool or form receives a ``StrayCat``; a ``Turn`` is the three things the plugin takes
+from it, named: the user's working memory (where the state is published), the ``Workspace``
+(validated settings, the derived configuration and, on demand, the repository's project) and a
+``UserLink``, the one object a worker thread keeps to reach the user after the turn ended.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from .config import PluginConfig, ProjectConfig
+from .environment import cat_data_dir, data_dir, plugin_settings
+from .memory.repo_root import check_repository_root
+from .projects import CatVectors, Project, Registry
+from .settings import PluginSettings
+from .state import SessionState, write_state
+
+log = logging.getLogger(__name__)
+
+
+class Workspace:
+    """The plugin's settings, configuration and project as one Cat object sees them now."""
+
+    def __init__(self, settings: PluginSettings, problems: list[str], registry: Registry,
+                 cat: Any) -> None:
+        self.settings = settings
+        self.problems = problems
+        self.registry = registry
+        self.config = PluginConfig.from_settings(settings, data_dir(settings))
+        self._cat = cat
+
+    @classmethod
+    def of(cls, cat: Any, registry: Registry) -> Workspace:
+        settings, problems = plugin_settings(cat)
+        return cls(settings, problems, registry, cat)
+
+    @property
+    def repository_configured(self) -> bool:
+        return bool(self.config.repository_path)
+
+    def project(self) -> Project:
+        """The configured repository's project (``CodeMemoryError`` when it cannot be used)."""
+        config = self.config
+        root = check_repository_root(config.repository_path,
+                                     protected=[config.data_dir, cat_data_dir()])
+        vectors = CatVectors.of(self._cat)
+        wanted = ProjectConfig(root=root, data_dir=config.data_dir, embedder_name=vectors.name,
+                               tuning=config.tuning, scope=config.scope)
+        return self.registry.project(wanted, vectors)
+
+
+class UserLink:
+    """How work started in a turn reaches its user later: messages, and the saved state.
+
+    ``send`` goes to the user's current socket (the Cat looks it up by user id, so a reconnect
+    still receives it; without a socket the message is dropped and the result stays in the
+    history). ``persist`` writes the state into the user's *cached* working memory, not into the
+    turn's copy: with the ``file_system`` cache the turn's copy is stale by then, and pickling it
+    would overwrite the chat history of later turns.
+    """
+
+    def __init__(self, cat: Any) -> None:
+        self._cat = cat
+        self.user_id = str(getattr(cat, "user_id", "") or "")
+
+    def send(self, text: str, kind: str = "notification") -> None:
+        try:
+            self._cat.send_ws_message(text, kind)
+        except Exception as err:  # the user may have left; the result stays in the history
+            log.info("could not reach %s: %s", self.user_id, err)
+
+    def persist(self, state: SessionState) -> None:
+        cache = getattr(self._cat, "cache", None)
+        get_item = getattr(cache, "get_item", None)
+        if callable(get_item):
+            item = get_item(f"{self.user_id}_working_memory")
+            if item is not None:
+                write_state(item.value, state)
+                cache.insert(item)  # type: ignore[union-attr]
+                return
+        write_state(self._cat.working_memory, state)  # no Cat cache (tests, older Cats)
+
+
+@dataclass
+class Turn:
+    """One call from the Cat, as a session uses it."""
+
+    working_memory: Any
+    workspace: Workspace
+    link: UserLink
+
+    @classmethod
+    def of(cls, cat: Any, registry: Registry) -> Turn:
+        return cls(cat.working_memory, Workspace.of(cat, registry), UserLink(cat))
+
+    @property
+    def text(self) -> str:
+        """The user's message of this turn ("" outside a chat turn)."""
+        message = self.working_memory.get("user_message_json")
+        return str(getattr(message, "text", "") or "")
