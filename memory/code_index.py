@@ -66,6 +66,8 @@ class IndexReport:
     entities_removed: int = 0
     entities_kept: int = 0
     memory_ids: list[str] = field(default_factory=list)
+    #: things the user must be told (a damaged database replaced since the last run)
+    notices: list[str] = field(default_factory=list)
 
 
 def entity_metadata(repo_id: str, entity: Any) -> dict[str, Any]:

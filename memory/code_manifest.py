@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .errors import StoreError
+from .errors import StoreCorrupt, StoreError
+from .store_integrity import DamageControl, is_corruption
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS code_repos (
@@ -73,30 +74,56 @@ class EntityRow:
     vector: bytes | None
 
 
+DamageHandler = Callable[[sqlite3.DatabaseError], Exception]
+"""Called with a corruption error met here; replaces the database file and returns the error to
+raise (``MemoryStore.damage_found``: the manifest shares the memories' file, and its connection
+is closed and reopened with the store's, ``store_integrity``)."""
+
+
 class CodeManifest:
     """Thread-safe access to the ``code_*`` tables (one connection, one lock)."""
 
-    def __init__(self, db_path: str) -> None:
+    def __init__(self, db_path: str, *, on_damage: DamageHandler | None = None) -> None:
         self._lock = threading.RLock()
+        self._path = db_path
+        self._on_damage = on_damage
         try:
-            self._conn = sqlite3.connect(db_path, timeout=30.0, check_same_thread=False,
-                                         isolation_level=None)
-            with self._conn:
+            self._conn = self._connect()
+        except StoreCorrupt:  # found damaged and replaced by a new, empty file: connect to it
+            self._conn = self._connect()
+        self._damage = DamageControl(db_path, self._lock, lambda: self._conn.close(),
+                                     self._reconnect)
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self._path, timeout=30.0, check_same_thread=False,
+                                   isolation_level=None)
+            with conn:
                 for statement in _SCHEMA:
-                    self._conn.execute(statement)
+                    conn.execute(statement)
+            return conn
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the code manifest in {db_path!r}: {exc}") from exc
+            if self._on_damage is not None and is_corruption(exc):
+                raise self._on_damage(exc) from exc
+            raise StoreError(f"cannot open the code manifest in {self._path!r}: {exc}") from exc
+
+    def _reconnect(self) -> None:
+        """Connect again: the database file was replaced by a new, empty one."""
+        self._conn = self._connect()
 
     def close(self) -> None:
         with self._lock:
+            self._damage.leave()
             self._conn.close()
 
     def _run(self, fn, *args):  # type: ignore[no-untyped-def]
-        with self._lock:
-            try:
+        try:
+            with self._lock:
                 return fn(self._conn, *args)
-            except sqlite3.Error as exc:
-                raise StoreError(f"code manifest: {exc}") from exc
+        except sqlite3.Error as exc:  # handled outside the lock: recovery reopens this manifest
+            if self._on_damage is not None and is_corruption(exc):
+                raise self._on_damage(exc) from exc
+            raise StoreError(f"code manifest: {exc}") from exc
 
     def transaction(self, fn) -> object:  # type: ignore[no-untyped-def]
         """Run ``fn(conn)`` inside one IMMEDIATE transaction."""

@@ -67,6 +67,10 @@ class CodeMemorySystem(MemorySystem):
     """
 
     query_prompt_template: str = CODE_QUERY_TEMPLATE
+    lost_on_corruption: str = (
+        "documentation notes, debugging sessions, task notes and any other memory added "
+        "directly, their change history and the score cache; the code index is rebuilt from "
+        "the repository by the next index_repository (a full index)")
 
     def __init__(
         self,
@@ -108,12 +112,14 @@ class CodeMemorySystem(MemorySystem):
         self.recency_days = recency_days
         self.max_file_bytes = max_file_bytes
         self._repository_id = repository_id
-        self._manifest = CodeManifest(db_path)
+        self._manifest = CodeManifest(db_path, on_damage=self._store.damage_found)
+        self._store.damage.listeners.append(self._database_replaced)
         self._recency = RecencyTracker(recency_days)
         self._walker = walker or default_walker
         self._extractor = extractor or default_extractor(workers)
         self._sink = SinkSync(self._manifest, self._entity_payloads, vector_sink)
         self.last_index_report: IndexReport | None = None
+        self._recovery_told: Exception | None = None
         self._index_lock = threading.RLock()
 
     # -- indexing --------------------------------------------------------------------------------
@@ -205,6 +211,9 @@ class CodeMemorySystem(MemorySystem):
                                  sink_push=self._sink.pusher(repo_id), progress=progress)
 
     def _finish(self, report: IndexReport) -> list[str]:
+        if self.recovery is not None and self.recovery is not self._recovery_told:
+            report.notices.append(str(self.recovery))
+            self._recovery_told = self.recovery
         self._sink.mark_synced(report.repo_id)
         self._recency.invalidate()
         report.memory_ids = self._manifest.entity_ids(report.repo_id)
@@ -229,6 +238,11 @@ class CodeMemorySystem(MemorySystem):
             vectors = self._dense.embed_documents(texts)
             self._manifest.set_vectors([(r.memory_id, np.asarray(v, np.float32).tobytes())
                                         for r, v in zip(chunk, vectors, strict=True)])
+
+    def _database_replaced(self, notice: Exception) -> None:
+        """The file was damaged and replaced (the manifest's connection with it): the empty
+        manifest makes the next ``index_repository`` a full index."""
+        self._recency.invalidate()
 
     # -- the vector sink -------------------------------------------------------------------------
     def attach_vector_sink(self, sink: VectorSink | None) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from .dense import DenseStage
 from .embedding import HashingEmbedder, as_matrix
+from .errors import StoreCorrupt
 from .retrieval import query_terms, reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
@@ -84,6 +85,8 @@ class MemorySystem:
     """
 
     query_prompt_template: str = QUERY_PROMPT_TEMPLATE
+    #: what a damaged database loses (named in the ``StoreCorrupt`` notice; subclasses refine)
+    lost_on_corruption: str = "every memory, its change history and the score cache"
 
     def __init__(
         self,
@@ -117,8 +120,9 @@ class MemorySystem:
         self._sleep = sleep or asyncio.sleep
         now = utc_now if clock is None else (
             lambda: clock().astimezone(timezone.utc).isoformat(timespec="microseconds"))
-        self._store = MemoryStore(db_path, now=now)
+        self._store = MemoryStore(db_path, now=now, lost_on_corruption=self.lost_on_corruption)
         self._dense = DenseStage(self._store, HashingEmbedder() if embedder is None else embedder)
+        self._store.damage.listeners.append(lambda notice: self._dense.invalidate())
         self._use_dense = bool(use_dense)
         self._counts = {"queries": 0, "llm_calls": 0, "llm_failures": 0,
                         "cache_hits": 0, "cache_misses": 0}
@@ -377,6 +381,12 @@ class MemorySystem:
         return reply
 
     # -- stats and lifecycle ---------------------------------------------------------------------
+    @property
+    def recovery(self) -> StoreCorrupt | None:
+        """Set when the database file was found damaged and replaced by a new one: the notice
+        (which file, where the damaged one was kept, what was lost, what to do)."""
+        return self._store.damage.notice
+
     def get_stats(self) -> dict[str, Any]:
         """Counts, configuration, LLM calls and score-cache figures of this instance."""
         with self._counts_lock:
@@ -391,6 +401,7 @@ class MemorySystem:
                             "enabled": cfg["enable_caching"]},
             "db_path": self.db_path, "journal_mode": self._store.journal_mode,
             "embedder": self._dense.space()[0] if self._use_dense else None,
+            "store_recovery": None if self.recovery is None else str(self.recovery),
         }
 
     def close(self) -> None:
