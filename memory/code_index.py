@@ -153,8 +153,13 @@ class RepositoryIndexer:
 
     def _plan_one(self, wf: WalkedFile, old: FileRow | None,
                   todo: list, force: Sequence[str]) -> None:
+        from .extract.walker import printable, undecodable
+
         if wf.status is not None:  # skipped or refused by the walker: report, forget entities
             self._not_indexed(wf.path, wf.status, old)
+            return
+        if undecodable(wf.path):  # from another walker: such a name cannot be stored
+            self._not_indexed(printable(wf.path), "skipped:undecodable_name", None)
             return
         if (old is not None and wf.path not in force and old.size == wf.size
                 and old.mtime_ns == wf.mtime_ns and wf.mtime_ns is not None):

@@ -173,6 +173,7 @@ class CodeMemorySystem(MemorySystem):
 
     def _locate_file(self, file_path: str) -> tuple[str, str]:
         from .extract.languages import detect_language
+        from .extract.walker import printable, undecodable
 
         if not isinstance(file_path, (str, os.PathLike)) or not str(file_path):
             raise ValueError("file_path must be a non-empty path")
@@ -181,6 +182,9 @@ class CodeMemorySystem(MemorySystem):
             raise FileNotFoundError(f"file not found: {file_path}")
         if detect_language(str(file_path)) is None:
             raise ValueError(f"unsupported file type: {file_path}")
+        if undecodable(full):
+            raise ValueError(f"the file name is not valid UTF-8: {printable(full)}; rename the "
+                             "file to index it")
         roots = sorted((r.root for r in self._manifest.repos()), key=len, reverse=True)
         cwd = os.path.realpath(os.getcwd())
         for root in [*roots, cwd]:

@@ -187,3 +187,41 @@ def test_embedder_change_reembeds_without_parsing(tmp_path, pool):
     rows = system._manifest.entities(system.last_index_report.repo_id)
     assert {len(r.vector) for r in rows} == {96 * 4}
     system.close()
+
+
+def test_a_file_named_with_undecodable_bytes_gets_a_status_and_blocks_nothing(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo)
+    bad = os.path.join(os.fsencode(repo), b"bad_name_\xff\xfe.py")
+    with open(bad, "wb") as handle:
+        handle.write(b"def odd():\n    return 1\n")
+    system = make_system(tmp_path, pool)
+    for _ in range(2):  # a retry behaves the same
+        system.index_repository(str(repo))
+        statuses = system.last_index_report.statuses
+        assert statuses["bad_name_\\xff\\xfe.py"] == "skipped:undecodable_name"
+        assert all(statuses[path] == "indexed" for path in SAMPLE)
+    assert sorted(_paths(system)) == sorted(SAMPLE)
+    with pytest.raises(ValueError, match="not valid UTF-8"):
+        system.index_file(os.fsdecode(bad))
+    system.close()
+
+
+def test_an_undecodable_name_from_another_walker_gets_the_same_status(tmp_path, pool):
+    from codemem.memory.code_index import WalkedFile
+
+    repo = tmp_path / "repo"
+    write_tree(repo, {"good.py": "def g():\n    return 2\n"})
+    name = os.fsdecode(b"odd_\xff.py")
+    with open(os.path.join(os.fsencode(repo), os.fsencode(name)), "wb") as handle:
+        handle.write(b"def odd():\n    return 1\n")
+
+    def walker(root, exclude, recursive, max_bytes):
+        return [WalkedFile(rel, None, os.lstat(os.path.join(root, rel)).st_size, 1)
+                for rel in ("good.py", name)]
+
+    system = make_system(tmp_path, pool, walker=walker)
+    system.index_repository(str(repo))
+    assert system.last_index_report.statuses == {"good.py": "indexed",
+                                                 "odd_\\xff.py": "skipped:undecodable_name"}
+    system.close()
