@@ -135,10 +135,13 @@ class RepositoryIndexer:
             force: Sequence[str] = ()) -> IndexReport:
         """Index ``walked``; with ``complete`` the walk is the whole repository (so manifest
         files missing from it are deleted); paths in ``force`` are re-parsed even if unchanged."""
-        known = self.manifest.files(self.repo_id)
+        from .extract.walker import undecodable
+
+        walked = list(walked)
+        known = self.manifest.files(self.repo_id, None if complete else
+                                    [wf.path for wf in walked if not undecodable(wf.path)])
         todo: list[tuple[WalkedFile, bytes, str]] = []
         seen: set[str] = set()
-        walked = list(walked)
         self._notify("walk", len(walked), len(walked))
         for wf in walked:
             seen.add(wf.path)
@@ -268,7 +271,7 @@ class RepositoryIndexer:
             self._store(group)
             self._notify("extract", done, total, group[-1].file.path)
         for path, status in vanished:
-            self._not_indexed(path, status, self.manifest.files(self.repo_id).get(path))
+            self._not_indexed(path, status, self.manifest.files(self.repo_id, [path]).get(path))
         self.report.parsed += done
 
     def _read_again(self, todo: list, meta: dict,

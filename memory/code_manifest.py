@@ -31,6 +31,9 @@ _SCHEMA = [
         qualified_name TEXT NOT NULL, occurrence INTEGER NOT NULL, entity_hash TEXT NOT NULL,
         point_id TEXT NOT NULL, vector BLOB)""",
     "CREATE INDEX IF NOT EXISTS code_entities_file ON code_entities (repo_id, path)",
+    # Entity rows carry their vector (9 KB at 2,367 dimensions): listing a repository's ids
+    # from this small covering index reads megabytes, not the whole table (issue 16).
+    "CREATE INDEX IF NOT EXISTS code_entities_ids ON code_entities (repo_id, memory_id)",
 ]
 
 
@@ -164,10 +167,16 @@ class CodeManifest:
             (count, embedder, size, repo_id)))
 
     # -- files -----------------------------------------------------------------------------------
-    def files(self, repo_id: str) -> dict[str, FileRow]:
-        rows = self._run(lambda c: c.execute(
-            "SELECT path, file_hash, language, status, size, mtime_ns, line_count, imports "
-            "FROM code_files WHERE repo_id=?", (repo_id,)).fetchall())
+    def files(self, repo_id: str, paths: Sequence[str] | None = None) -> dict[str, FileRow]:
+        """The manifest rows of ``repo_id``: all of them, or only those of ``paths`` (a
+        one-file re-index reads one row, not the whole repository's)."""
+        sql = ("SELECT path, file_hash, language, status, size, mtime_ns, line_count, imports "
+               "FROM code_files WHERE repo_id=?")
+        if paths is None:
+            rows = self._run(lambda c: c.execute(sql, (repo_id,)).fetchall())
+        else:
+            rows = self._run(lambda c: [row for path in paths for row in c.execute(
+                sql + " AND path=?", (repo_id, path)).fetchall()])
         return {r[0]: FileRow(*r[:7], tuple(json.loads(r[7]))) for r in rows}
 
     @staticmethod
@@ -215,9 +224,10 @@ class CodeManifest:
         return (row[0], EntityRow(*row[1:])) if row else None
 
     def entity_ids(self, repo_id: str) -> list[str]:
+        """Memory ids of every entity of ``repo_id``, oldest first (from the covering index)."""
         return [r[0] for r in self._run(lambda c: c.execute(
-            "SELECT memory_id FROM code_entities WHERE repo_id=? ORDER BY rowid",
-            (repo_id,)).fetchall())]
+            "SELECT memory_id FROM code_entities INDEXED BY code_entities_ids WHERE repo_id=? "
+            "ORDER BY rowid", (repo_id,)).fetchall())]
 
     def entity_count(self, repo_id: str | None = None) -> int:
         if repo_id is None:

@@ -160,7 +160,7 @@ class CodeMemorySystem(MemorySystem):
         with self._index_lock:
             report = self._indexer(root, None).run(walk_single(root, rel), complete=False,
                                                    force=[rel] if force else [])
-            self._finish(report)
+            self._finish(report, all_ids=False)
         return [r.memory_id for r in self._manifest.entities(report.repo_id, rel)]
 
     def _checked_dir(self, directory: str) -> str:
@@ -214,13 +214,16 @@ class CodeMemorySystem(MemorySystem):
                                  extract=self._extractor, max_file_bytes=self.max_file_bytes,
                                  sink_push=self._sink.pusher(repo_id), progress=progress)
 
-    def _finish(self, report: IndexReport) -> list[str]:
+    def _finish(self, report: IndexReport, *, all_ids: bool = True) -> list[str]:
+        """Record the run; ``all_ids`` lists every entity of the repository (what
+        ``index_repository`` returns; a one-file index returns its own entities instead)."""
         if self.recovery is not None and self.recovery is not self._recovery_told:
             report.notices.append(str(self.recovery))
             self._recovery_told = self.recovery
         self._sink.mark_synced(report.repo_id)
         self._recency.invalidate()
-        report.memory_ids = self._manifest.entity_ids(report.repo_id)
+        if all_ids:
+            report.memory_ids = self._manifest.entity_ids(report.repo_id)
         self.last_index_report = report
         return list(report.memory_ids)
 

@@ -1,13 +1,13 @@
 """A damaged memory database: how it is detected, set aside and replaced, never overwritten.
 
 Why these checks and not ``PRAGMA integrity_check`` at every open: on a 100k-memory database
-(876 MiB) ``quick_check`` takes about 0.5 s and ``integrity_check`` 0.75 s with a warm page
-cache, and much more from a cold disk, at every start of the Cat (docs/benchmarks.md, "Store
-integrity at open"). So every open runs the cheap checks (the file header: an SQLite file, not
-truncated below the size it declares; the schema readable), and ``quick_check`` only on files up
-to ``QUICK_CHECK_MAX_BYTES``. Damage these miss (a bad page deep in a large file) is caught at
-first use: every store and manifest operation maps SQLite's corruption errors to the same
-recovery.
+(835 MiB) ``quick_check`` takes about 0.5 s and ``integrity_check`` 0.9-1.3 s with a warm page
+cache, and a cold disk reads the whole file (about 80 MiB/s here), at every start of the Cat
+(docs/benchmarks.md, "Store integrity at open"). So every open runs the cheap checks (the file
+header: an SQLite file, not truncated below the size it declares; the schema readable), and
+``quick_check`` only on files up to ``QUICK_CHECK_MAX_BYTES``. Damage these miss (a bad page
+deep in a large file) is caught at first use: every store and manifest operation maps SQLite's
+corruption errors to the same recovery.
 
 Recovery: the damaged file and its ``-wal``/``-shm``/``-journal`` companions are moved aside to
 ``<name>.corrupt-<UTC time>`` (hard link then unlink: an existing file is never replaced), a new
@@ -34,8 +34,9 @@ from .oslocks import flock_within
 
 log = logging.getLogger(__name__)
 
-#: Files up to this size get ``PRAGMA quick_check`` at open (about 35 ms at this size).
-QUICK_CHECK_MAX_BYTES = 64 << 20
+#: Files up to this size get ``PRAGMA quick_check`` at open: about 20 ms with a warm page cache,
+#: 0.3 s from a cold disk at this size (bench/store_open_bench.py).
+QUICK_CHECK_MAX_BYTES = 16 << 20
 COMPANIONS = ("", "-wal", "-shm", "-journal")
 _MAGIC = b"SQLite format 3\x00"
 _CORRUPTION_MARKERS = ("malformed", "file is not a database", "disk image", "corrupt")

@@ -225,3 +225,35 @@ def test_an_undecodable_name_from_another_walker_gets_the_same_status(tmp_path, 
     assert system.last_index_report.statuses == {"good.py": "indexed",
                                                  "odd_\\xff.py": "skipped:undecodable_name"}
     system.close()
+
+
+def test_a_one_file_reindex_reads_only_that_files_manifest_rows(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo)
+    system = make_system(tmp_path, pool)
+    system.index_repository(str(repo))
+    statements: list[str] = []
+    system._manifest._conn.set_trace_callback(statements.append)
+    (repo / "api" / "users.py").write_text(SAMPLE["api/users.py"] + "\n\ndef added():\n    pass\n")
+    ids = system.reindex_file(str(repo / "api" / "users.py"))
+    reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")
+             and ("code_files" in s or "code_entities" in s)]
+    assert reads and len(ids) == 3
+    whole = [s for s in reads if "path=" not in s.replace(" ", "")
+             and "memory_id=" not in s.replace(" ", "") and "count(" not in s]
+    assert whole == [], f"a one-file re-index read whole tables: {whole}"
+    system.close()
+
+
+def test_listing_a_repositorys_entity_ids_reads_only_the_covering_index(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo)
+    system = make_system(tmp_path, pool)
+    ids = system.index_repository(str(repo))
+    plan = " ".join(row[-1] for row in system._manifest._conn.execute(
+        "EXPLAIN QUERY PLAN SELECT memory_id FROM code_entities INDEXED BY code_entities_ids "
+        "WHERE repo_id=? ORDER BY rowid", ("x",)))
+    assert "COVERING INDEX code_entities_ids" in plan
+    repo_id = system.last_index_report.repo_id
+    assert system._manifest.entity_ids(repo_id) == ids  # oldest first, as before
+    system.close()
