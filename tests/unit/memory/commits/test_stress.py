@@ -123,23 +123,31 @@ def test_users_drafting_at_once_finish(tmp_path: Path, backend: str) -> None:
         fsck(tmp_path / repo)
 
 
-def test_a_draft_stuck_inside_the_history_makes_others_fail_clearly(tmp_path: Path,
-                                                                    backend: str) -> None:
-    ix = CommitIndex(tmp_path / "h.git", backend=backend, lock_timeout=0.5)
-    head = ix.start_task("t", {"m.py": "x = 1\n"})
+def _stuck_draft(ix: CommitIndex, head: str) -> tuple[threading.Thread, threading.Event]:
+    """A draft thread stuck inside the history (as on the cat-file pipe), made deterministic:
+    its object read waits until the returned event is set."""
     stuck, release = threading.Event(), threading.Event()
     real_read = ix._backend.read_object
 
-    def read_that_never_returns(sha: str):  # what the cat-file pipe did, made deterministic
+    def read_that_never_returns(sha: str):
         stuck.set()
         release.wait(30)
         return real_read(sha)
 
     ix._reader._infos.clear()
     ix._backend.read_object = read_that_never_returns
-    holder = threading.Thread(target=ix.show, args=(head,))
+    holder = threading.Thread(target=ix.show, args=(head,), daemon=True)
     holder.start()
     assert stuck.wait(10)
+    return holder, release
+
+
+def test_a_draft_stuck_inside_the_history_makes_others_fail_clearly(tmp_path: Path,
+                                                                    backend: str) -> None:
+    ix = CommitIndex(tmp_path / "h.git", backend=backend, lock_timeout=0.5)
+    head = ix.start_task("t", {"m.py": "x = 1\n"})
+    real_read = ix._backend.read_object
+    holder, release = _stuck_draft(ix, head)
     started = time.monotonic()
     with pytest.raises(HistoryBusy, match="has been busy for over"):
         ix.log("t")
@@ -152,6 +160,16 @@ def test_a_draft_stuck_inside_the_history_makes_others_fail_clearly(tmp_path: Pa
     ix._backend.read_object = real_read
     assert [e.id for e in ix.log("t")] == [head]  # nothing was changed by the refused commit
     ix.close()
+
+
+def test_close_does_not_wait_for_a_stuck_draft(tmp_path: Path, backend: str) -> None:
+    ix = CommitIndex(tmp_path / "h.git", backend=backend, lock_timeout=60)
+    holder, release = _stuck_draft(ix, ix.start_task("t", {"m.py": "x = 1\n"}))
+    started = time.monotonic()
+    ix.close()
+    assert time.monotonic() - started < 2.0
+    release.set()
+    holder.join(10)
 
 
 def test_the_gitpython_backend_starts_no_long_lived_git_process(tmp_path: Path) -> None:
