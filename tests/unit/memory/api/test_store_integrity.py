@@ -45,32 +45,28 @@ def _assert_recovered(system: MemorySystem, path: Path, before: str, reason: str
     assert system.get_stats()["store_recovery"] == text
 
 
-def test_a_truncated_file_is_set_aside_at_open(tmp_path: Path) -> None:
-    path = tmp_path / "memories.db"
+def _truncate(path: Path) -> None:
     _filled(path)
     os.truncate(path, path.stat().st_size // 2)
-    before = digest(path)
-    system = MemorySystem(async_llm(), str(path))
-    _assert_recovered(system, path, before, "truncated")
-    system.close()
 
 
-def test_a_garbage_file_is_set_aside_at_open(tmp_path: Path) -> None:
-    path = tmp_path / "memories.db"
+def _garbage(path: Path) -> None:
     path.write_bytes(os.urandom(50_000))
-    before = digest(path)
-    system = MemorySystem(async_llm(), str(path))
-    _assert_recovered(system, path, before, "not an SQLite database")
-    system.close()
 
 
-def test_a_damaged_page_is_found_by_the_check_at_open(tmp_path: Path) -> None:
-    path = tmp_path / "memories.db"
+def _bad_page(path: Path) -> None:
     _filled(path)
     scribble_over_table(path, "memories")
+
+
+@pytest.mark.parametrize(("damage", "reason"), [
+    (_truncate, "truncated"), (_garbage, "not an SQLite database"), (_bad_page, "quick_check")])
+def test_damage_found_at_open_is_set_aside(tmp_path: Path, damage, reason: str) -> None:
+    path = tmp_path / "memories.db"
+    damage(path)
     before = digest(path)
     system = MemorySystem(async_llm(), str(path))
-    _assert_recovered(system, path, before, "quick_check")
+    _assert_recovered(system, path, before, reason)
     system.close()
 
 
