@@ -20,7 +20,6 @@ import pytest
 from codemem.memory.errors import BackendUnavailable
 from codemem.memory.extract.pool import ExtractionPool
 
-psutil = pytest.importorskip("psutil")
 ROOT = Path(__file__).resolve().parents[4]
 
 CHILD = """
@@ -47,7 +46,16 @@ time.sleep(600)
 """
 
 
+@pytest.fixture
+def psutil():
+    """psutil (a test dependency), skipped where missing; imported lazily because the Cat
+    imports this file too and has no psutil."""
+    return pytest.importorskip("psutil")
+
+
 def _alive(process) -> bool:
+    import psutil
+
     try:
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
@@ -56,7 +64,7 @@ def _alive(process) -> bool:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
 @pytest.mark.parametrize("busy", [False, True])
-def test_no_process_outlives_the_process_that_started_it(tmp_path, signum, busy):
+def test_no_process_outlives_the_process_that_started_it(tmp_path, signum, busy, psutil):
     script = tmp_path / "child.txt"
     script.write_text(CHILD.format(root=str(ROOT), repo=str(tmp_path / "h.git"), busy=busy))
     child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
@@ -78,7 +86,7 @@ def test_no_process_outlives_the_process_that_started_it(tmp_path, signum, busy)
             child.wait()
 
 
-def test_close_ends_a_stuck_worker_well_under_a_second():
+def test_close_ends_a_stuck_worker_well_under_a_second(psutil):
     pool = ExtractionPool(workers=1, file_timeout=600.0, test_faults={"hang": "hang_me"})
     list(pool.extract([("warm.py", b"x = 1\n")]))
     worker_pid = pool._workers[0].proc.pid
