@@ -237,7 +237,7 @@ def _walk(root_fd: int, options: WalkOptions) -> Iterator[FileEntry]:
             subdirs = []
             for entry in listed:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-                result = _classify(entry, rel, ignores, options, dir_fd)
+                result = _odd_name(entry, rel) or _classify(entry, rel, ignores, options, dir_fd)
                 if result is None:
                     subdirs.append(rel)
                 else:
@@ -273,6 +273,18 @@ def _special_kind(mode: int) -> str:
     return "special"
 
 
+def _odd_name(entry: os.DirEntry, rel: str) -> FileEntry | None:
+    """A status for a name that cannot be stored (not UTF-8), reported with ``\\xNN``."""
+    if not undecodable(entry.name):
+        return None
+    try:
+        is_dir = entry.is_dir(follow_symlinks=False)
+    except OSError:
+        is_dir = False
+    return FileEntry(printable(rel), "skipped:undecodable_name",
+                     "the name is not valid UTF-8; rename it to index it", is_dir=is_dir)
+
+
 def _classify(
     entry: os.DirEntry, rel: str, ignores: IgnoreStack, options: WalkOptions, dir_fd: int
 ) -> FileEntry | None:
@@ -282,9 +294,6 @@ def _classify(
     except OSError as exc:
         return FileEntry(printable(rel), "error:stat", exc.strerror or "")
     mode = st.st_mode
-    if undecodable(entry.name):
-        return FileEntry(printable(rel), "skipped:undecodable_name", "the name is not valid "
-                         "UTF-8; rename it to index it", is_dir=stat.S_ISDIR(mode))
     if stat.S_ISLNK(mode):
         return FileEntry(rel, "skipped:symlink", "symbolic links are never followed")
     if stat.S_ISDIR(mode):

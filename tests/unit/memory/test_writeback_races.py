@@ -113,8 +113,10 @@ def test_a_parent_swapped_for_a_symlink_never_redirects_a_write(tmp_path: Path) 
                            args=(str(root), str(outside), stop, swaps))
     swapper.start()
     outcomes = {"ok": 0, "refused": 0, "failed": 0}
-    try:
-        for trial in range(150):
+    trial, give_up = 0, time.monotonic() + 60
+    try:  # at least 150 applies, and on until the hammer swapped 300 times (a loaded machine)
+        while (trial < 150 or swaps.value < 300) and time.monotonic() < give_up:
+            trial += 1
             draft = {f"a{trial}_{n}.py": "x\n" for n in range(4)}
             draft[f"pkg/new{trial}.py"] = "y\n"
             try:
@@ -128,7 +130,7 @@ def test_a_parent_swapped_for_a_symlink_never_redirects_a_write(tmp_path: Path) 
         stop.set()
         swapper.join(10)
     assert sorted(os.listdir(outside)) == [], f"writes escaped the repository ({outcomes})"
-    assert sum(outcomes.values()) == 150
+    assert sum(outcomes.values()) == trial >= 150
     assert swaps.value > 50, f"the hammer barely ran ({swaps.value} swaps): the test proves nothing"
     print(f"symlink swap: {swaps.value} swaps, {outcomes}")
 
@@ -167,3 +169,20 @@ def test_a_lock_held_too_long_is_refused_with_a_clear_reason(tmp_path: Path) -> 
     finally:
         os.close(holder)
     assert (root / "pkg" / "mod.py").read_text() == base["pkg/mod.py"]
+
+
+def test_without_flock_on_folders_a_lock_file_serialises_this_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Some network mounts refuse ``flock`` on a folder: the apply lock falls back to a lock
+    file in the system temp folder, and applies still take turns."""
+    from codemem.memory import writeback
+
+    real = writeback.flock_within
+
+    def no_flock_on_folders(fd: int, timeout: float) -> bool:
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            raise OSError(95, "Operation not supported")
+        return real(fd, timeout)
+
+    monkeypatch.setattr(writeback, "flock_within", no_flock_on_folders)
+    test_threads_of_one_process_serialise_too(tmp_path)
