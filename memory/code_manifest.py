@@ -77,7 +77,7 @@ class EntityRow:
     vector: bytes | None
 
 
-DamageHandler = Callable[[sqlite3.DatabaseError], Exception]
+DamageHandler = Callable[[sqlite3.Error], Exception]
 """Called with a corruption error met here; replaces the database file and returns the error to
 raise (``MemoryStore.damage_found``: the manifest shares the memories' file, and its connection
 is closed and reopened with the store's, ``store_integrity``)."""

@@ -149,7 +149,7 @@ class MemoryStore:
             notice = self.damage.replace(reason, self._identity)
         return self.damage.announce(notice)
 
-    def damage_found(self, err: sqlite3.DatabaseError) -> StoreCorrupt:
+    def damage_found(self, err: sqlite3.Error) -> StoreCorrupt:
         """Recover from a corruption error met in use (here or on another connection to the
         same file); returns the ``StoreCorrupt`` to raise for the failed operation."""
         return self._replace_damaged(str(err))

@@ -273,7 +273,7 @@ def _special_kind(mode: int) -> str:
     return "special"
 
 
-def _odd_name(entry: os.DirEntry, rel: str) -> FileEntry | None:
+def _odd_name(entry: os.DirEntry[str], rel: str) -> FileEntry | None:
     """A status for a name that cannot be stored (not UTF-8), reported with ``\\xNN``."""
     if not undecodable(entry.name):
         return None
