@@ -76,7 +76,8 @@ class CommitIndex:
         episode_search: optional ``search(query, limit)`` over those memories; when absent,
             ``search_episodes`` ranks the history itself.
         clock: seconds since the epoch (tests pin it); commit times never go backwards in a task.
-        lock_timeout: seconds to wait for another writer before ``RepositoryLocked``.
+        lock_timeout: seconds to wait for another writer (``RepositoryLocked``) or for another
+            thread of this process holding the history (``HistoryBusy``) before giving up.
         stale_lock_after: age in seconds after which a foreign ``*.lock`` file counts as stale.
     """
 
