@@ -112,9 +112,11 @@ class CodeMemorySystem(MemorySystem):
         self.recency_days = recency_days
         self.max_file_bytes = max_file_bytes
         self._repository_id = repository_id
+        # A damaged file is replaced by an empty one (the manifest's connection moves with the
+        # store's): the next index_repository is a full index; recency snapshots start over.
         self._manifest = CodeManifest(db_path, on_damage=self._store.damage_found)
-        self._store.damage.listeners.append(self._database_replaced)
         self._recency = RecencyTracker(recency_days)
+        self._store.damage.listeners.append(lambda notice: self._recency.invalidate())
         self._walker = walker or default_walker
         self._extractor = extractor or default_extractor(workers)
         self._sink = SinkSync(self._manifest, self._entity_payloads, vector_sink)
@@ -245,11 +247,6 @@ class CodeMemorySystem(MemorySystem):
             vectors = self._dense.embed_documents(texts)
             self._manifest.set_vectors([(r.memory_id, np.asarray(v, np.float32).tobytes())
                                         for r, v in zip(chunk, vectors, strict=True)])
-
-    def _database_replaced(self, notice: Exception) -> None:
-        """The file was damaged and replaced (the manifest's connection with it): the empty
-        manifest makes the next ``index_repository`` a full index."""
-        self._recency.invalidate()
 
     # -- the vector sink -------------------------------------------------------------------------
     def attach_vector_sink(self, sink: VectorSink | None) -> None:
