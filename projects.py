@@ -251,6 +251,7 @@ def summarise_index(root: str, entities: int, report: Any, seconds: float) -> st
     if skipped:
         lines.append("Not indexed (first 10):")
         lines.extend(f"- {item}" for item in skipped)
+    lines.extend(f"**Warning:** {notice}" for notice in getattr(report, "notices", None) or ())
     return "\n".join(lines)
 
 

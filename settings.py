@@ -75,10 +75,10 @@ class PluginSettings(BaseModel):
         description="Comma-separated glob patterns of files to index (empty: every file of a "
         "supported language).")
     exclude_globs: str = Field(
-        "*/node_modules/*, */.venv/*, */venv/*, */__pycache__/*, */build/*, */dist/*, "
-        "*.min.js, .env*, *.pem",
+        "*/node_modules/*, */__pycache__/*, */build/*, */dist/*, *.min.js, .env*, *.pem",
         title="Exclude globs", json_schema_extra=_TEXTAREA,
-        description="Comma-separated glob patterns never indexed (added to .gitignore).")
+        description="Comma-separated glob patterns never indexed (added to .gitignore). "
+        "Python virtual environments (folders holding pyvenv.cfg) are always skipped.")
     languages: str = Field(
         "all", title="Languages",
         description="Comma-separated languages to index: python, javascript, typescript, java, "

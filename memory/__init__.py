@@ -16,6 +16,7 @@ _EXPORTS: dict[str, str] = {
     "TaskNotFound": ".errors",
     # errors
     "CodeMemoryError": ".errors",
+    "StoreCorrupt": ".errors",
     # memory API (seed 004)
     "MemorySystem": ".system",
     "ScoredMemory": ".system",

@@ -66,6 +66,8 @@ class IndexReport:
     entities_removed: int = 0
     entities_kept: int = 0
     memory_ids: list[str] = field(default_factory=list)
+    #: things the user must be told (a damaged database replaced since the last run)
+    notices: list[str] = field(default_factory=list)
 
 
 def entity_metadata(repo_id: str, entity: Any) -> dict[str, Any]:
@@ -156,10 +158,13 @@ class RepositoryIndexer:
             force: Sequence[str] = ()) -> IndexReport:
         """Index ``walked``; with ``complete`` the walk is the whole repository (so manifest
         files missing from it are deleted); paths in ``force`` are re-parsed even if unchanged."""
-        known = self.manifest.files(self.repo_id)
+        from .extract.walker import undecodable
+
+        walked = list(walked)
+        known = self.manifest.files(self.repo_id, None if complete else
+                                    [wf.path for wf in walked if not undecodable(wf.path)])
         todo: list[tuple[WalkedFile, bytes, str]] = []
         seen: set[str] = set()
-        walked = list(walked)
         self._notify("walk", len(walked), len(walked))
         for wf in walked:
             seen.add(wf.path)
@@ -174,8 +179,13 @@ class RepositoryIndexer:
 
     def _plan_one(self, wf: WalkedFile, old: FileRow | None,
                   todo: list, force: Sequence[str]) -> None:
+        from .extract.walker import printable, undecodable
+
         if wf.status is not None:  # skipped or refused by the walker: report, forget entities
             self._not_indexed(wf.path, wf.status, old)
+            return
+        if undecodable(wf.path):  # from another walker: such a name cannot be stored
+            self._not_indexed(printable(wf.path), "skipped:undecodable_name", None)
             return
         if (old is not None and wf.path not in force and old.size == wf.size
                 and old.mtime_ns == wf.mtime_ns and wf.mtime_ns is not None):
@@ -282,7 +292,7 @@ class RepositoryIndexer:
             self._store(group)
             self._notify("extract", done, total, group[-1].file.path)
         for path, status in vanished:
-            self._not_indexed(path, status, self.manifest.files(self.repo_id).get(path))
+            self._not_indexed(path, status, self.manifest.files(self.repo_id, [path]).get(path))
         self.report.parsed += done
 
     def _read_again(self, todo: list, meta: dict,

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from .errors import StoreError
+from .errors import StoreCorrupt, StoreError
+from .store_integrity import DamageControl, is_corruption
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS code_repos (
@@ -30,6 +31,9 @@ _SCHEMA = [
         qualified_name TEXT NOT NULL, occurrence INTEGER NOT NULL, entity_hash TEXT NOT NULL,
         point_id TEXT NOT NULL, vector BLOB)""",
     "CREATE INDEX IF NOT EXISTS code_entities_file ON code_entities (repo_id, path)",
+    # Entity rows carry their vector (9 KB at 2,367 dimensions): listing a repository's ids
+    # from this small covering index reads megabytes, not the whole table (issue 16).
+    "CREATE INDEX IF NOT EXISTS code_entities_ids ON code_entities (repo_id, memory_id)",
 ]
 
 
@@ -73,30 +77,56 @@ class EntityRow:
     vector: bytes | None
 
 
+DamageHandler = Callable[[sqlite3.Error], Exception]
+"""Called with a corruption error met here; replaces the database file and returns the error to
+raise (``MemoryStore.damage_found``: the manifest shares the memories' file, and its connection
+is closed and reopened with the store's, ``store_integrity``)."""
+
+
 class CodeManifest:
     """Thread-safe access to the ``code_*`` tables (one connection, one lock)."""
 
-    def __init__(self, db_path: str) -> None:
+    def __init__(self, db_path: str, *, on_damage: DamageHandler | None = None) -> None:
         self._lock = threading.RLock()
+        self._path = db_path
+        self._on_damage = on_damage
         try:
-            self._conn = sqlite3.connect(db_path, timeout=30.0, check_same_thread=False,
-                                         isolation_level=None)
-            with self._conn:
+            self._conn = self._connect()
+        except StoreCorrupt:  # found damaged and replaced by a new, empty file: connect to it
+            self._conn = self._connect()
+        self._damage = DamageControl(db_path, self._lock, lambda: self._conn.close(),
+                                     self._reconnect)
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self._path, timeout=30.0, check_same_thread=False,
+                                   isolation_level=None)
+            with conn:
                 for statement in _SCHEMA:
-                    self._conn.execute(statement)
+                    conn.execute(statement)
+            return conn
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the code manifest in {db_path!r}: {exc}") from exc
+            if self._on_damage is not None and is_corruption(exc):
+                raise self._on_damage(exc) from exc
+            raise StoreError(f"cannot open the code manifest in {self._path!r}: {exc}") from exc
+
+    def _reconnect(self) -> None:
+        """Connect again: the database file was replaced by a new, empty one."""
+        self._conn = self._connect()
 
     def close(self) -> None:
         with self._lock:
+            self._damage.leave()
             self._conn.close()
 
     def _run(self, fn, *args):  # type: ignore[no-untyped-def]
-        with self._lock:
-            try:
+        try:
+            with self._lock:
                 return fn(self._conn, *args)
-            except sqlite3.Error as exc:
-                raise StoreError(f"code manifest: {exc}") from exc
+        except sqlite3.Error as exc:  # handled outside the lock: recovery reopens this manifest
+            if self._on_damage is not None and is_corruption(exc):
+                raise self._on_damage(exc) from exc
+            raise StoreError(f"code manifest: {exc}") from exc
 
     def transaction(self, fn) -> object:  # type: ignore[no-untyped-def]
         """Run ``fn(conn)`` inside one IMMEDIATE transaction."""
@@ -144,10 +174,16 @@ class CodeManifest:
             (count, embedder, size, repo_id)))
 
     # -- files -----------------------------------------------------------------------------------
-    def files(self, repo_id: str) -> dict[str, FileRow]:
-        rows = self._run(lambda c: c.execute(
-            "SELECT path, file_hash, language, status, size, mtime_ns, line_count, imports "
-            "FROM code_files WHERE repo_id=?", (repo_id,)).fetchall())
+    def files(self, repo_id: str, paths: Sequence[str] | None = None) -> dict[str, FileRow]:
+        """The manifest rows of ``repo_id``: all of them, or only those of ``paths`` (a
+        one-file re-index reads one row, not the whole repository's)."""
+        sql = ("SELECT path, file_hash, language, status, size, mtime_ns, line_count, imports "
+               "FROM code_files WHERE repo_id=?")
+        if paths is None:
+            rows = self._run(lambda c: c.execute(sql, (repo_id,)).fetchall())
+        else:
+            rows = self._run(lambda c: [row for path in paths for row in c.execute(
+                sql + " AND path=?", (repo_id, path)).fetchall()])
         return {r[0]: FileRow(*r[:7], tuple(json.loads(r[7]))) for r in rows}
 
     @staticmethod
@@ -195,9 +231,10 @@ class CodeManifest:
         return (row[0], EntityRow(*row[1:])) if row else None
 
     def entity_ids(self, repo_id: str) -> list[str]:
+        """Memory ids of every entity of ``repo_id``, oldest first (from the covering index)."""
         return [r[0] for r in self._run(lambda c: c.execute(
-            "SELECT memory_id FROM code_entities WHERE repo_id=? ORDER BY rowid",
-            (repo_id,)).fetchall())]
+            "SELECT memory_id FROM code_entities INDEXED BY code_entities_ids WHERE repo_id=? "
+            "ORDER BY rowid", (repo_id,)).fetchall())]
 
     def entity_count(self, repo_id: str | None = None) -> int:
         if repo_id is None:

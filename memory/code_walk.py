@@ -64,6 +64,7 @@ def locate_file(file_path: str, roots: Iterable[str]) -> tuple[str, str]:
     else under the working directory, else its own folder. Raises for a missing or
     unsupported file."""
     from .extract.languages import detect_language
+    from .extract.walker import printable, undecodable
 
     if not isinstance(file_path, (str, os.PathLike)) or not str(file_path):
         raise ValueError("file_path must be a non-empty path")
@@ -72,6 +73,9 @@ def locate_file(file_path: str, roots: Iterable[str]) -> tuple[str, str]:
         raise FileNotFoundError(f"file not found: {file_path}")
     if detect_language(str(file_path)) is None:
         raise ValueError(f"unsupported file type: {file_path}")
+    if undecodable(full):
+        raise ValueError(f"the file name is not valid UTF-8: {printable(full)}; rename the "
+                         "file to index it")
     for root in [*sorted(roots, key=len, reverse=True), os.path.realpath(os.getcwd())]:
         if full.startswith(root.rstrip(os.sep) + os.sep):
             return root, os.path.relpath(full, root).replace(os.sep, "/")

@@ -85,6 +85,10 @@ class CodeMemorySystem(MemorySystem):
     """
 
     query_prompt_template: str = CODE_QUERY_TEMPLATE
+    lost_on_corruption: str = (
+        "documentation notes, debugging sessions, task notes and any other memory added "
+        "directly, their change history and the score cache; the code index is rebuilt from "
+        "the repository by the next index_repository (a full index)")
 
     def __init__(
         self,
@@ -126,12 +130,16 @@ class CodeMemorySystem(MemorySystem):
         self.recency_days = recency_days
         self.max_file_bytes = max_file_bytes
         self._repository_id = repository_id
-        self._manifest = CodeManifest(db_path)
+        # A damaged file is replaced by an empty one (the manifest's connection moves with the
+        # store's): the next index_repository is a full index; recency snapshots start over.
+        self._manifest = CodeManifest(db_path, on_damage=self._store.damage_found)
         self._recency = RecencyTracker(recency_days)
+        self._store.damage.listeners.append(lambda notice: self._recency.invalidate())
         self._walker = walker or default_walker
         self._extractor = extractor or default_extractor(workers)
         self._sink = SinkSync(self._manifest, self._entity_payloads, vector_sink)
         self.last_index_report: IndexReport | None = None
+        self._recovery_told: Exception | None = None
         self._index_lock = threading.RLock()
 
     # -- indexing --------------------------------------------------------------------------------
@@ -172,7 +180,7 @@ class CodeMemorySystem(MemorySystem):
         with self._index_lock:
             report = self._indexer(root, None).run(walk_single(root, rel), complete=False,
                                                    force=[rel] if force else [])
-            self._finish(report)
+            self._finish(report, all_ids=False)
         return [r.memory_id for r in self._manifest.entities(report.repo_id, rel)]
 
     def repository_id_for(self, root: str) -> str:
@@ -232,10 +240,18 @@ class CodeMemorySystem(MemorySystem):
                                  sink_push=self._sink.pusher(repo_id), progress=progress,
                                  read=read, labels=labels)
 
-    def _finish(self, report: IndexReport, record: bool = True) -> list[str]:
+    def _finish(self, report: IndexReport, *, record: bool = True,
+                all_ids: bool = True) -> list[str]:
+        """Record the run (``record``: as ``last_index_report``); ``all_ids`` lists every entity
+        of the repository (what ``index_repository`` returns; a one-file index returns its own
+        entities instead)."""
+        if self.recovery is not None and self.recovery is not self._recovery_told:
+            report.notices.append(str(self.recovery))
+            self._recovery_told = self.recovery
         self._sink.mark_synced(report.repo_id)
         self._recency.invalidate()
-        report.memory_ids = self._manifest.entity_ids(report.repo_id)
+        if all_ids:
+            report.memory_ids = self._manifest.entity_ids(report.repo_id)
         if record:
             self.last_index_report = report
         return list(report.memory_ids)

@@ -27,6 +27,18 @@ class StoreError(CodeMemoryError):
     """The SQLite store failed in a way that retrying will not fix."""
 
 
+class StoreCorrupt(StoreError):
+    """The SQLite file is damaged. It was moved aside (``kept_as``), never overwritten, and a
+    new empty database took its place; the message says what was lost and what to do."""
+
+    def __init__(self, message: str, *, path: str = "", kept_as: tuple[str, ...] = (),
+                 reason: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+        self.kept_as = kept_as
+        self.reason = reason
+
+
 class CommitIndexError(CodeMemoryError):
     """The draft history (git repository) could not be read or written."""
 

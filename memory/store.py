@@ -26,7 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .errors import StoreError
+from . import store_integrity as integrity
+from .errors import StoreCorrupt, StoreError
 from .lexical import LexicalQuery
 from .retrieval import compile_filter
 from .store_lexical import index_row, meta_value, rebuild_batch, search, start_rebuild
@@ -108,26 +109,56 @@ class MemoryStore:
     """Thread-safe SQLite store; one connection guarded by a lock, writes serialised per file."""
 
     def __init__(self, path: str, *, now: Callable[[], str] = utc_now,
-                 busy_timeout_ms: int = 5000, lock_timeout: float = 60.0) -> None:
+                 busy_timeout_ms: int = 5000, lock_timeout: float = 60.0,
+                 lost_on_corruption: str = "every memory, its change history and the score cache"
+                 ) -> None:
         self.path = path
         self._now = now
         self._lock_timeout = lock_timeout
+        self._busy_timeout_ms = busy_timeout_ms
         self._lock = threading.RLock()
         self._file_lock = _file_lock(path)
         self._closed = False
-        try:
-            if path != ":memory:":
-                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False,
-                                         timeout=busy_timeout_ms / 1000)
-        except (sqlite3.Error, OSError) as err:
-            raise StoreError(f"cannot open memory database {path!r}: {err}") from err
-        self._conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-        self.journal_mode = self._retrying(self._set_journal_mode)
-        self._write(self._migrate)
+        problem = self._open_checked()
+        #: damage found and repaired: ``damage.notice``, ``damage.listeners`` (store_integrity)
+        self.damage = integrity.DamageControl(path, self._lock, lambda: self._conn.close(),
+                                              self._open_checked, lost_on_corruption)
+        if problem is not None:
+            self._replace_damaged(problem)
         self._ensure_lexical()
 
     # -- connection plumbing ---------------------------------------------------------------
+    def _open_checked(self) -> str | None:
+        """Connect, set up and migrate; the damage found on the way (``None``: sound)."""
+        self._conn, self._identity = integrity.connect(self.path, self._busy_timeout_ms)
+        return integrity.first_problem(self.path, self._conn, self._set_up)
+
+    def _set_up(self) -> None:
+        self._conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
+        self.journal_mode = self._retrying(self._set_journal_mode)
+        with self._file_lock, self._lock:
+            self._retrying(lambda: self._transaction(self._migrate, "BEGIN IMMEDIATE"))
+
+    def _replace_damaged(self, reason: str) -> StoreCorrupt:
+        """Set the damaged file aside and start a new database in place (store_integrity)."""
+        with self._file_lock, self._lock:
+            notice = self.damage.replace(reason, self._identity)
+        return self.damage.announce(notice)
+
+    def damage_found(self, err: sqlite3.Error) -> StoreCorrupt:
+        """Recover from a corruption error met in use (here or on another connection to the
+        same file); returns the ``StoreCorrupt`` to raise for the failed operation."""
+        return self._replace_damaged(str(err))
+
+    @contextmanager
+    def _damage_handled(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as err:
+            if integrity.is_corruption(err):
+                raise self.damage_found(err) from err
+            raise
+
     def _set_journal_mode(self) -> str:
         wanted = journal_mode_for(self.path)
         with self._file_lock, self._lock:
@@ -159,13 +190,13 @@ class MemoryStore:
 
     def _write(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run ``fn`` in one ``BEGIN IMMEDIATE`` transaction; retried as a whole when busy."""
-        with self._file_lock, self._lock:
+        with self._damage_handled(), self._file_lock, self._lock:
             self._check_open()
             return self._retrying(lambda: self._transaction(fn, "BEGIN IMMEDIATE"))
 
     def _read(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
         """Run ``fn`` in one read transaction (a consistent snapshot)."""
-        with self._lock:
+        with self._damage_handled(), self._lock:
             self._check_open()
             return self._retrying(lambda: self._transaction(fn, "BEGIN"))
 
@@ -199,6 +230,7 @@ class MemoryStore:
         with self._lock:
             if not self._closed:
                 self._closed = True
+                self.damage.leave()
                 self._conn.close()
 
     @property

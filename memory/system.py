@@ -25,6 +25,7 @@ from typing import Any
 
 from .dense import DenseStage, EmbedderFailed
 from .embedding import HashingEmbedder, as_matrix
+from .errors import StoreCorrupt
 from .lexical import lexical_query
 from .listwise import LISTWISE_VERSION, score_listwise_chunks
 from .retrieval import reciprocal_rank_fusion
@@ -121,6 +122,8 @@ class MemorySystem:
     """
 
     query_prompt_template: str = QUERY_PROMPT_TEMPLATE
+    #: what a damaged database loses (named in the ``StoreCorrupt`` notice; subclasses refine)
+    lost_on_corruption: str = "every memory, its change history and the score cache"
 
     def __init__(
         self,
@@ -156,9 +159,10 @@ class MemorySystem:
         self._sleep = sleep or asyncio.sleep
         now = utc_now if clock is None else (
             lambda: clock().astimezone(timezone.utc).isoformat(timespec="microseconds"))
-        self._store = MemoryStore(db_path, now=now)
+        self._store = MemoryStore(db_path, now=now, lost_on_corruption=self.lost_on_corruption)
         self._dense = DenseStage(self._store, HashingEmbedder() if embedder is None else embedder,
                                  dense_ranking)
+        self._store.damage.listeners.append(lambda notice: self._dense.invalidate())
         self._use_dense = bool(use_dense)
         self._counts = {"queries": 0, "llm_calls": 0, "llm_failures": 0,
                         "cache_hits": 0, "cache_misses": 0}
@@ -459,6 +463,12 @@ class MemorySystem:
         return reply
 
     # -- stats and lifecycle ---------------------------------------------------------------------
+    @property
+    def recovery(self) -> StoreCorrupt | None:
+        """Set when the database file was found damaged and replaced by a new one: the notice
+        (which file, where the damaged one was kept, what was lost, what to do)."""
+        return self._store.damage.notice
+
     def get_stats(self) -> dict[str, Any]:
         """Counts, configuration, LLM calls and score-cache figures of this instance."""
         with self._counts_lock:
@@ -475,6 +485,7 @@ class MemorySystem:
             "embedder": self._embedder_name() if self._use_dense else None,
             "dense_ranking": (self._dense.verdict().as_text() if self._use_dense
                               else "off: use_dense=False"),
+            "store_recovery": None if self.recovery is None else str(self.recovery),
         }
 
     def _embedder_name(self) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dulwich.errors import ChecksumMismatch, ObjectFormatException
 from dulwich.file import FileLocked
+from dulwich.object_store import BaseObjectStore
 from dulwich.objects import ShaFile
 from dulwich.repo import Repo
 
@@ -19,6 +20,18 @@ from .errors import CommitIndexError, RepositoryCorrupt, RepositoryLocked
 from .objects import RawObject
 
 _TYPE_NUMS = {"commit": 1, "tree": 2, "blob": 3}
+
+
+def read_object(store: BaseObjectStore, sha: str, where: Path) -> tuple[str, bytes]:
+    """``(type, body)`` of an object, read in this process (loose or packed; no subprocess,
+    so a read always completes or fails). ``KeyError`` when absent."""
+    try:
+        obj = store[sha.encode()]
+    except KeyError:
+        raise
+    except (zlib.error, ChecksumMismatch, ObjectFormatException, OSError, ValueError) as err:
+        raise RepositoryCorrupt(f"object {sha} in {where} is unreadable: {err}") from err
+    return obj.type_name.decode(), obj.as_raw_string()
 
 
 class DulwichBackend:
@@ -47,13 +60,7 @@ class DulwichBackend:
                 raise RepositoryLocked(f"object {raw.sha} is locked: {err}") from err
 
     def read_object(self, sha: str) -> tuple[str, bytes]:
-        try:
-            obj = self._store[sha.encode()]
-        except KeyError:
-            raise
-        except (zlib.error, ChecksumMismatch, ObjectFormatException, OSError, ValueError) as err:
-            raise RepositoryCorrupt(f"object {sha} in {self._path} is unreadable: {err}") from err
-        return obj.type_name.decode(), obj.as_raw_string()
+        return read_object(self._store, sha, self._path)
 
     def has_object(self, sha: str) -> bool:
         return sha.encode() in self._store

@@ -12,6 +12,7 @@ __all__ = [
     "AmbiguousCommit",
     "CommitIndexError",
     "CommitNotFound",
+    "HistoryBusy",
     "InvalidDraft",
     "NotInHistory",
     "NothingToRedo",
@@ -62,3 +63,8 @@ class RefConflict(CommitIndexError):
 
 class RepositoryLocked(CommitIndexError):
     """A live writer (or a fresh foreign ``*.lock`` file) holds the repository; retry later."""
+
+
+class HistoryBusy(RepositoryLocked):
+    """Another draft of this process held the history longer than the lock timeout; nothing
+    was changed. Raised instead of waiting forever, so the user is told and can retry."""

@@ -1,9 +1,11 @@
 """GitPython backend: used when a ``git`` executable exists (developer machines, custom images).
 
 GitPython is imported lazily here and nowhere else: at module level ``import git`` raises without
-a git binary, and the Cat imports every file of the plugin. Objects go through gitdb (pure Python,
-temp file + rename, then we fsync); refs move through ``git update-ref --stdin -z``, which gives an
-atomic compare-and-swap under git's own lock file. Every git call gets a scrubbed environment, no
+a git binary, and the Cat imports every file of the plugin. Objects are written through gitdb (pure
+Python, temp file + rename, then we fsync) and read through dulwich's object store (pure Python: no
+long-lived ``git cat-file`` process, whose shared pipe could hang a reader forever); refs move
+through ``git update-ref --stdin -z``, which gives an atomic compare-and-swap under git's own lock
+file. Every git call gets a scrubbed environment, no
 system/global config, ``core.hooksPath=/dev/null`` (``update-ref`` runs the reference-transaction
 hook otherwise) and a timeout; arguments come after ``--end-of-options`` or on stdin, never as
 options.
@@ -15,13 +17,13 @@ import io
 import os
 import shutil
 import subprocess
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import BackendUnavailable
 from .backend import fsync_path
+from .dulwich_backend import read_object
 from .errors import CommitIndexError, RepositoryCorrupt, RepositoryLocked
 from .objects import RawObject
 
@@ -117,9 +119,15 @@ class GitPythonBackend:
             self._repo = git.Repo(str(self._path))
         except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError) as err:
             raise RepositoryCorrupt(f"cannot open commit history {self._path}: {err}") from err
-        # The persistent ``git cat-file`` readers inherit os.environ: pin what could redirect them.
+        # Any git process GitPython starts inherits os.environ: pin what could redirect it.
         self._repo.git.update_environment(**pinned_env(self._path))
-        self._odb = self._repo.odb
+        # Objects are read in this process (dulwich's object store), never through GitPython's
+        # persistent ``git cat-file --batch`` pipe: a pipe left part-read goes out of step and
+        # the next read waits forever for a header (a real hang with three users drafting),
+        # and its process outlived the Cat. A read in this process completes or fails.
+        from dulwich.object_store import DiskObjectStore
+
+        self._objects = DiskObjectStore(str(self._path / "objects"))
         # Writes go straight to loose objects (temp file + rename, then our fsync): GitPython's
         # own ``store`` spawns ``git hash-object`` per object and skips objects already packed.
         from gitdb import LooseObjectDB
@@ -130,8 +138,7 @@ class GitPythonBackend:
         from gitdb import IStream
 
         for raw in objects:
-            binsha = bytes.fromhex(raw.sha)
-            if self._odb.has_object(binsha):
+            if self.has_object(raw.sha):
                 continue
             stored = self._loose.store(IStream(raw.kind, len(raw.body), io.BytesIO(raw.body)))
             if stored.hexsha.decode() != raw.sha:
@@ -139,27 +146,10 @@ class GitPythonBackend:
             fsync_path(self._path / "objects" / raw.sha[:2] / raw.sha[2:])
 
     def read_object(self, sha: str) -> tuple[str, bytes]:
-        try:
-            stream = self._odb.stream(bytes.fromhex(sha))
-            return stream.type.decode(), stream.read()
-        except ValueError as err:  # cat-file: "<sha> missing" or a damaged object
-            if "missing" in str(err):
-                raise KeyError(sha) from err
-            self._restart_readers()
-            raise RepositoryCorrupt(f"object {sha} in {self._path} is unreadable: {err}") from err
-        except (self._git.exc.GitCommandError, OSError, zlib.error) as err:
-            self._restart_readers()
-            raise RepositoryCorrupt(f"object {sha} in {self._path} is unreadable: {err}") from err
-
-    def _restart_readers(self) -> None:
-        """A failed ``cat-file --batch`` may be dead or out of sync: start fresh next time."""
-        self._repo.git.clear_cache()
+        return read_object(self._objects, sha, self._path)
 
     def has_object(self, sha: str) -> bool:
-        try:
-            return bool(self._odb.has_object(bytes.fromhex(sha)))
-        except ValueError:
-            return False
+        return sha.encode() in self._objects
 
     def get_ref(self, ref: str) -> str | None:
         try:
@@ -193,3 +183,4 @@ class GitPythonBackend:
 
     def close(self) -> None:
         self._repo.close()
+        self._objects.close()

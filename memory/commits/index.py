@@ -25,6 +25,7 @@ from . import episodes as ep
 from .backend import open_backend
 from .diffs import summarize, unified_diff
 from .errors import (
+    HistoryBusy,
     InvalidDraft,
     NothingToRedo,
     NothingToRollback,
@@ -75,7 +76,8 @@ class CommitIndex:
         episode_search: optional ``search(query, limit)`` over those memories; when absent,
             ``search_episodes`` ranks the history itself.
         clock: seconds since the epoch (tests pin it); commit times never go backwards in a task.
-        lock_timeout: seconds to wait for another writer before ``RepositoryLocked``.
+        lock_timeout: seconds to wait for another writer (``RepositoryLocked``) or for another
+            thread of this process holding the history (``HistoryBusy``) before giving up.
         stale_lock_after: age in seconds after which a foreign ``*.lock`` file counts as stale.
     """
 
@@ -95,6 +97,7 @@ class CommitIndex:
         self.backend: str = self._backend.name
         self._reader = HistoryReader(self._backend)
         self._mutex = threading.RLock()
+        self._lock_timeout = lock_timeout
         self._lock = RepoLock(self.root, timeout=lock_timeout)
         self._stale_after = stale_lock_after
         self._clock = clock
@@ -109,8 +112,21 @@ class CommitIndex:
     # -- locking -------------------------------------------------------------------------------
 
     @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """This index's mutex (every backend call runs under it), waited for at most
+        ``lock_timeout`` seconds: a stuck draft makes the others fail clearly, never hang."""
+        if not self._mutex.acquire(timeout=self._lock_timeout):
+            raise HistoryBusy(f"the draft history {self.root} has been busy for over "
+                              f"{self._lock_timeout:.0f} s (another draft holds it); nothing "
+                              "was changed: try again in a moment")
+        try:
+            yield
+        finally:
+            self._mutex.release()
+
+    @contextmanager
     def _writing(self) -> Iterator[None]:
-        with self._mutex, self._lock.hold() as crashed_pid:
+        with self._guard(), self._lock.hold() as crashed_pid:
             if crashed_pid is not None:
                 self._note_repair(repair(self.root, crashed=True, stale_after=self._stale_after),
                                   f"writer pid {crashed_pid} died holding the lock")  # fmt: skip
@@ -188,7 +204,9 @@ class CommitIndex:
         snapshot: dict[str, Any] | None = None,
     ) -> str:
         """Import the user's current file contents as the first commit (verdict ``imported``)."""
-        if self._backend.get_ref(task_ref(task_id)) is not None:
+        with self._guard():
+            exists = self._backend.get_ref(task_ref(task_id)) is not None
+        if exists:
             raise TaskExists(f"task {task_id!r} already has a history; use commit() or branch()")
         return self.commit(task_id, files, name=name, reason=reason, metacode=metacode or {},
                            snapshot=snapshot or {}, verdict="imported", iteration=0)  # fmt: skip
@@ -198,7 +216,7 @@ class CommitIndex:
     def head(self, task_id: str) -> str:
         """The current commit of a task; ``TaskNotFound`` when it has no history."""
         ref = task_ref(task_id)
-        with self._mutex:
+        with self._guard():
             sha = self._backend.get_ref(ref)
         if sha is None:
             raise TaskNotFound(f"no history for task {task_id!r}")
@@ -206,7 +224,7 @@ class CommitIndex:
 
     def tasks(self) -> list[str]:
         """Task ids with a history, sorted."""
-        with self._mutex:
+        with self._guard():
             return sorted(ref[len(TASKS) :] for ref in self._backend.list_refs(TASKS))
 
     def log(
@@ -224,7 +242,7 @@ class CommitIndex:
         """
         needle = text.lower() if text else None
         out: list[CommitInfo] = []
-        with self._mutex:
+        with self._guard():
             head = self.head(task_id)
             self._reader.at_ref(task_ref(task_id), head)
             for info in self._reader.chain(head):
@@ -239,7 +257,7 @@ class CommitIndex:
 
     def show(self, commit_id: str) -> CommitInfo:
         """A commit with its ``files``, ``metacode`` and ``snapshot``."""
-        with self._mutex:
+        with self._guard():
             return self._reader.full(self._resolve(commit_id))
 
     def snapshot_of(self, commit_id: str) -> dict[str, Any]:
@@ -250,7 +268,7 @@ class CommitIndex:
 
     def diff(self, a: str, b: str, *, context: int = 3, include_meta: bool = False) -> str:
         """Unified diff of the draft files from commit ``a`` to commit ``b``."""
-        with self._mutex:
+        with self._guard():
             old, new = self.show(a), self.show(b)
         assert old.files is not None and new.files is not None
         before, after = dict(old.files), dict(new.files)
@@ -268,7 +286,7 @@ class CommitIndex:
 
     def commits(self) -> dict[str, CommitInfo]:
         """Every commit reachable from the index's refs (tasks, undo, attic, final tags)."""
-        with self._mutex:
+        with self._guard():
             return dict(self._all_commits())
 
     def _all_commits(self) -> dict[str, CommitInfo]:
@@ -323,13 +341,13 @@ class CommitIndex:
 
     def undo_stack(self, task_id: str) -> list[str]:
         """Heads that ``redo`` would restore, most recent first."""
-        with self._mutex:
+        with self._guard():
             refs = self._backend.list_refs(undo_prefix(task_id))
         return [sha for _, sha in sorted(refs.items(), reverse=True)]
 
     def attic(self, task_id: str) -> list[str]:
         """Abandoned heads (rolled back, then superseded by a new commit), most recent first."""
-        with self._mutex:
+        with self._guard():
             refs = self._backend.list_refs(attic_prefix(task_id))
         return [sha for _, sha in sorted(refs.items(), reverse=True)]
 
@@ -370,7 +388,7 @@ class CommitIndex:
 
     def final(self, task_id: str) -> str | None:
         """The commit tagged final for a task, if any."""
-        with self._mutex:
+        with self._guard():
             return self._backend.get_ref(final_ref(task_id))
 
     def delete_task(self, task_id: str) -> int:
@@ -395,7 +413,7 @@ class CommitIndex:
 
     def summary(self, commit_id: str) -> str:
         """One-line diff summary of a commit against its first parent (cached)."""
-        with self._mutex:
+        with self._guard():
             sha = self._resolve(commit_id)
             if sha not in self._summaries:
                 parent = self._reader.info(sha).parent
@@ -408,7 +426,8 @@ class CommitIndex:
         sink is logged and counted, never raised: this is a documented crash boundary."""
         if self._sink is None:
             return
-        info = self._reader.info(sha)
+        with self._guard():  # the reader and the backend are used under the mutex only
+            info = self._reader.info(sha)
         text = ep.episode_text(info.task_id, info.iteration, info.verdict, info.name, info.reason,
                                self.summary(sha))  # fmt: skip
         try:
@@ -428,7 +447,7 @@ class CommitIndex:
         """
         if task_id is not None:
             check_task_id(task_id)
-        with self._mutex:
+        with self._guard():
             commits = self._all_commits()
             if task_id is not None:
                 commits = {s: i for s, i in commits.items() if i.task_id == task_id}
@@ -441,7 +460,7 @@ class CommitIndex:
 
     def stats(self) -> dict[str, Any]:
         """Backend in use, repository path and sizes, repairs and episode errors."""
-        with self._mutex:
+        with self._guard():
             tasks = self.tasks()
             return {
                 "backend": self.backend, "path": str(self.root), "tasks": len(tasks),
@@ -453,9 +472,14 @@ class CommitIndex:
             }  # fmt: skip
 
     def close(self) -> None:
-        """Release the backend's files."""
-        with self._mutex:
+        """Release the backend's files; returns within about a second even while a stuck
+        draft holds the history (shutdown must not wait for it; that draft then fails)."""
+        held = self._mutex.acquire(timeout=1.0)
+        try:
             self._backend.close()
+        finally:
+            if held:
+                self._mutex.release()
 
     def __enter__(self) -> CommitIndex:
         return self

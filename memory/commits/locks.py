@@ -12,7 +12,6 @@ process) are only removed once older than ``stale_after`` seconds; otherwise ``R
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import time
@@ -20,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..oslocks import flock_within
 from .errors import RepositoryLocked
 
 LOCK_NAME = "codemem.lock"
@@ -51,23 +51,12 @@ class RepoLock:
             os.close(fd)
 
     def _acquire(self, fd: int) -> None:
-        deadline = time.monotonic() + self._timeout
-        delay = 0.002
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except OSError as err:
-                if err.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-            if time.monotonic() >= deadline:
-                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
-                raise RepositoryLocked(
-                    f"{self._path} is held by another writer (pid/time: {holder or '?'}) "
-                    f"for over {self._timeout:.0f} s"
-                )
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+        if not flock_within(fd, self._timeout):
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            raise RepositoryLocked(
+                f"{self._path} is held by another writer (pid/time: {holder or '?'}) "
+                f"for over {self._timeout:.0f} s"
+            )
 
 
 def leftovers(git_dir: Path, *, objects: bool) -> list[Path]:

@@ -19,12 +19,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import BackendUnavailable
 from .entities import FileExtraction, error
+from .lifeline import launch
 from .safety import Limits
 from .wire import ChannelClosed, ChannelTimeout, FrameReader, write_frame
 
@@ -73,15 +75,17 @@ class _Worker:
     """One child process and its framed pipes."""
 
     def __init__(self, config: PoolConfig) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOTSTRAP, _PLUGIN_ROOT, _WORKER_ALIAS],
+        # Started from the launcher thread: the worker's parent-death signal (lifeline.py)
+        # then fires when this process dies, not when the calling thread ends.
+        self.proc = launch(lambda: subprocess.Popen(
+            [sys.executable, "-c", _BOOTSTRAP, _PLUGIN_ROOT, _WORKER_ALIAS, str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=_PLUGIN_ROOT,
             close_fds=True,
             start_new_session=True,
-        )
+        ))
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.reader = FrameReader(self.proc.stdout.fileno())
         settings = {
@@ -112,13 +116,17 @@ class _Worker:
                 return f"worker killed by signal {-code}"
         return f"worker exited with status {code}"
 
-    def kill(self) -> None:
+    def kill(self, close_pipes: bool = True) -> None:
+        """Kill the worker's process group; ``close_pipes=False`` leaves the pipes to the slot
+        thread still reading them (it sees end-of-file and closes them itself)."""
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 self.proc.kill()
         self.proc.wait()
+        if not close_pipes:
+            return
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None:
                 try:
@@ -126,15 +134,22 @@ class _Worker:
                 except OSError:
                     pass
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def ask_to_stop(self) -> None:
+        """Send the end-of-work frame and close stdin: an idle worker exits at once."""
         try:
             if self.proc.stdin is not None:
                 write_frame(self.proc.stdin, b"")
                 self.proc.stdin.close()
-            self.proc.wait(timeout)
-        except (OSError, subprocess.TimeoutExpired, ValueError):
+        except (OSError, ValueError):
             pass
-        self.kill()
+
+    def stop(self, deadline: float, close_pipes: bool) -> None:
+        """Wait for the worker until ``deadline`` (``time.monotonic``), then kill it."""
+        try:
+            self.proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill(close_pipes)
 
 
 class ExtractionPool:
@@ -161,13 +176,21 @@ class ExtractionPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def close(self) -> None:
-        """Stop every worker (idempotent)."""
+    def close(self, grace: float = 0.5) -> None:
+        """Stop every worker within ``grace`` seconds, killing any still busy (idempotent).
+
+        A worker is never started again after this, even by an ``extract`` still running.
+        """
         self._closed = True
-        for i, worker in enumerate(self._workers):
-            if worker is not None:
-                worker.stop()
-                self._workers[i] = None
+        in_use = self._lock.locked()  # an extract() is running: its threads own the pipes
+        workers = [w for w in self._workers if w is not None]
+        self._workers = [None] * len(self._workers)
+        for worker in workers:
+            if not in_use:
+                worker.ask_to_stop()
+        deadline = time.monotonic() + (0.0 if in_use else grace)  # busy ones: kill at once
+        for worker in workers:
+            worker.stop(deadline, close_pipes=not in_use)
 
     def extract(self, items: Iterable[tuple[str, bytes]]) -> Iterator[FileExtraction]:
         """Extract every item in the workers; yields results as they complete."""
@@ -230,6 +253,8 @@ class ExtractionPool:
             results.put(None)
 
     def _worker(self, slot: int) -> _Worker:
+        if self._closed:
+            raise WorkerUnavailable("the parsing pool was closed (the Cat is shutting down)")
         worker = self._workers[slot]
         if worker is None or worker.proc.poll() is not None:
             if worker is not None:

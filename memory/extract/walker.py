@@ -63,6 +63,23 @@ class ReadResult:
     mtime: float | None = None
 
 
+def undecodable(name: str) -> bool:
+    """True for a file name that is not valid UTF-8 (Python holds its bytes as surrogates).
+
+    Such a name cannot go into SQLite, JSON payloads or git, so the file gets a status instead.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def printable(rel: str) -> str:
+    """``rel`` with undecodable bytes shown as ``\\xff`` escapes (a safe key for reports)."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
 def _check_rel(rel: str) -> list[str]:
     parts = rel.split("/")
     if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in rel:
@@ -220,7 +237,7 @@ def _walk(root_fd: int, options: WalkOptions) -> Iterator[FileEntry]:
             subdirs = []
             for entry in listed:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-                result = _classify(entry, rel, ignores, options)
+                result = _odd_name(entry, rel) or _classify(entry, rel, ignores, options, dir_fd)
                 if result is None:
                     subdirs.append(rel)
                 else:
@@ -256,19 +273,31 @@ def _special_kind(mode: int) -> str:
     return "special"
 
 
+def _odd_name(entry: os.DirEntry[str], rel: str) -> FileEntry | None:
+    """A status for a name that cannot be stored (not UTF-8), reported with ``\\xNN``."""
+    if not undecodable(entry.name):
+        return None
+    try:
+        is_dir = entry.is_dir(follow_symlinks=False)
+    except OSError:
+        is_dir = False
+    return FileEntry(printable(rel), "skipped:undecodable_name",
+                     "the name is not valid UTF-8; rename it to index it", is_dir=is_dir)
+
+
 def _classify(
-    entry: os.DirEntry, rel: str, ignores: IgnoreStack, options: WalkOptions
+    entry: os.DirEntry, rel: str, ignores: IgnoreStack, options: WalkOptions, dir_fd: int
 ) -> FileEntry | None:
     """The entry's status, or None for a directory to descend into."""
     try:
         st = entry.stat(follow_symlinks=False)
     except OSError as exc:
-        return FileEntry(rel, "error:stat", exc.strerror or "")
+        return FileEntry(printable(rel), "error:stat", exc.strerror or "")
     mode = st.st_mode
     if stat.S_ISLNK(mode):
         return FileEntry(rel, "skipped:symlink", "symbolic links are never followed")
     if stat.S_ISDIR(mode):
-        return _classify_dir(entry.name, rel, ignores, options)
+        return _classify_dir(entry.name, rel, ignores, options, dir_fd)
     if not stat.S_ISREG(mode):
         return FileEntry(rel, "skipped:not_regular", _special_kind(mode))
     base = {"size": st.st_size, "mtime": st.st_mtime}
@@ -292,11 +321,27 @@ def _classify(
     return FileEntry(rel, OK, language=language, **base)
 
 
+def is_virtualenv(parent_fd: int, name: str) -> bool:
+    """True for a Python virtual environment: a folder holding ``pyvenv.cfg`` (PEP 405).
+
+    Virtual environments are recognised by what they are, not by a folder name such as
+    ``venv`` (the standard library has its own ``venv`` package, which must be indexed).
+    """
+    try:
+        info = os.stat(f"{name}/pyvenv.cfg", dir_fd=parent_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode)
+
+
 def _classify_dir(
-    name: str, rel: str, ignores: IgnoreStack, options: WalkOptions
+    name: str, rel: str, ignores: IgnoreStack, options: WalkOptions, parent_fd: int
 ) -> FileEntry | None:
     if name in _VCS_DIRS:
         return FileEntry(rel, "skipped:vcs", "version-control data", is_dir=True)
+    if is_virtualenv(parent_fd, name):
+        return FileEntry(rel, "skipped:virtualenv", "a Python virtual environment (pyvenv.cfg)",
+                         is_dir=True)
     if options.respect_gitignore and ignores.is_ignored(rel, is_dir=True):
         return FileEntry(rel, "skipped:ignored", ".gitignore", is_dir=True)
     if options.exclude and (_matches(options.exclude, rel) or _matches(options.exclude, rel + "/")):

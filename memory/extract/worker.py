@@ -17,6 +17,7 @@ from dataclasses import fields
 
 from .api import extract_file
 from .entities import FileExtraction
+from .lifeline import die_with_parent
 from .safety import Limits
 from .wire import read_frame_blocking, write_frame
 
@@ -64,6 +65,8 @@ def _one(config: dict, limits: Limits, path: str, data: bytes) -> bytes:
 
 def main() -> None:
     """Serve batches from stdin until it closes; one JSON frame per file, in order."""
+    if len(sys.argv) > 3:
+        die_with_parent(int(sys.argv[3]))
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints from libraries must not corrupt the protocol stream
     stdin = sys.stdin.buffer

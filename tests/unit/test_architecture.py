@@ -143,6 +143,36 @@ def test_every_non_glue_module_imports_without_side_effects():
     assert set(threading.enumerate()) <= before_threads
 
 
+def _calls_at_import(node):
+    """Calls that run when the module is imported: everything but function bodies."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(child, ast.Call):
+            yield child
+        yield from _calls_at_import(child)
+
+
+def pytest_calls_at_import(source):
+    """``(line, name)`` of every ``pytest.<name>(...)`` call made at import time."""
+    return [(call.lineno, call.func.attr) for call in _calls_at_import(ast.parse(source))
+            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "pytest"]
+
+
+def test_no_module_skips_at_import_time():
+    """``pytest.importorskip``/``pytest.skip`` at module level raise a BaseException when the
+    Cat imports the file (its image lacks test-only packages such as psutil): plugin loading
+    dies. Skip inside tests or fixtures."""
+    assert pytest_calls_at_import("import pytest\npsutil = pytest.importorskip('psutil')\n")
+    assert not pytest_calls_at_import("def f():\n    pytest.importorskip('psutil')\n")
+    for rel in python_files():
+        found = [(line, name) for line, name in
+                 pytest_calls_at_import((ROOT / rel).read_text(encoding="utf-8"))
+                 if name in ("importorskip", "skip", "exit", "fail")]
+        assert not found, f"{rel}: pytest calls at import time {found}"
+
+
 def test_package_inits_survive_the_cats_second_import_as_plain_modules():
     """The Cat imports ``pkg/__init__.py`` again as module ``<pkg>.__init__`` and calls
     ``inspect.getmembers`` on it: lazy exports must resolve there too."""

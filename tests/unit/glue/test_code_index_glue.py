@@ -119,3 +119,19 @@ def test_repository_ids_are_stable_and_path_safe():
     a = projects.repository_id("/work/my repo/../x")
     assert a == projects.repository_id("/work/my repo/../x")
     assert "/" not in a and " " not in a and a != projects.repository_id("/other/x")
+
+
+def test_a_damaged_store_reaches_the_index_summary_as_a_warning(tmp_path, repo):
+    """The core's recovery notice (a corrupt database set aside) is told to the user."""
+    cat, sent, _ = make_cat(tmp_path, repo)
+    project = runtime.session_turn(cat)[1].workspace.project()
+    project.close()
+    db = project.code.db_path
+    with open(db, "r+b") as handle:  # garbage over the header: the next open repairs
+        handle.write(b"not a database at all" * 8)
+    runtime.REGISTRY.close_all()
+    runtime.start_indexing(cat)
+    runtime.session_turn(cat)[1].workspace.project().indexer.join(60)
+    summary = [text for kind, text in sent if kind == "chat"][-1]
+    assert summary.startswith("Indexed `") and "**Warning:** " in summary
+    assert ".corrupt-" in summary

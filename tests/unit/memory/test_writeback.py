@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from codemem.memory import writeback
+from codemem.memory import safe_fs
 from codemem.memory.errors import UnsafeInput
 from codemem.memory.writeback import WriteBackRefused, write_back
 
@@ -86,17 +86,17 @@ def test_a_failure_part_way_restores_what_was_already_replaced(repo, monkeypatch
     real = os.replace
     calls = []
 
-    def failing_replace(src, dst):
+    def failing_replace(src, dst, **dir_fds):
         calls.append(dst)
         if len(calls) == 2:
             raise OSError(28, "No space left on device")
-        return real(src, dst)
+        return real(src, dst, **dir_fds)
 
-    monkeypatch.setattr(writeback.os, "replace", failing_replace)
+    monkeypatch.setattr(safe_fs.os, "replace", failing_replace)
     with pytest.raises(OSError, match="No space"):
         write_back(str(repo), {"pkg/mod.py": "new\n", "pkg/z.py": "Z\n"},
                    {"pkg/mod.py": "def f():\r\n    return 1\r\n", "pkg/z.py": None})
-    monkeypatch.setattr(writeback.os, "replace", real)
+    monkeypatch.setattr(safe_fs.os, "replace", real)
     assert (repo / "pkg" / "mod.py").read_bytes() == b"def f():\r\n    return 1\r\n"
     assert not (repo / "pkg" / "z.py").exists()
     assert not [p for p in repo.rglob(".codemem-*")]
@@ -104,3 +104,16 @@ def test_a_failure_part_way_restores_what_was_already_replaced(repo, monkeypatch
 
 def test_unsafe_input_is_a_value_error_for_callers():
     assert issubclass(UnsafeInput, ValueError)
+
+
+def test_a_lone_surrogate_is_refused_before_any_file_is_touched(repo):
+    with pytest.raises(WriteBackRefused, match="pkg/z.py: .*lone surrogate"):
+        write_back(str(repo), {"pkg/a.py": "fine\n", "pkg/z.py": "bad \udcff\n"},
+                   {"pkg/a.py": None, "pkg/z.py": None})
+    assert not (repo / "pkg" / "a.py").exists()
+
+
+def test_a_fifo_in_the_targets_place_is_refused_without_blocking(repo):
+    os.mkfifo(repo / "pkg" / "pipe.py")
+    with pytest.raises(WriteBackRefused, match="pkg/pipe.py: not a regular file"):
+        write_back(str(repo), {"pkg/pipe.py": "x\n"}, {"pkg/pipe.py": None})

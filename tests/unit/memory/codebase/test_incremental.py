@@ -187,3 +187,73 @@ def test_embedder_change_reembeds_without_parsing(tmp_path, pool):
     rows = system._manifest.entities(system.last_index_report.repo_id)
     assert {len(r.vector) for r in rows} == {96 * 4}
     system.close()
+
+
+def test_a_file_named_with_undecodable_bytes_gets_a_status_and_blocks_nothing(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo)
+    bad = os.path.join(os.fsencode(repo), b"bad_name_\xff\xfe.py")
+    with open(bad, "wb") as handle:
+        handle.write(b"def odd():\n    return 1\n")
+    system = make_system(tmp_path, pool)
+    for _ in range(2):  # a retry behaves the same
+        system.index_repository(str(repo))
+        statuses = system.last_index_report.statuses
+        assert statuses["bad_name_\\xff\\xfe.py"] == "skipped:undecodable_name"
+        assert all(statuses[path] == "indexed" for path in SAMPLE)
+    assert sorted(_paths(system)) == sorted(SAMPLE)
+    with pytest.raises(ValueError, match="not valid UTF-8"):
+        system.index_file(os.fsdecode(bad))
+    system.close()
+
+
+def test_an_undecodable_name_from_another_walker_gets_the_same_status(tmp_path, pool):
+    from codemem.memory.code_index import WalkedFile
+
+    repo = tmp_path / "repo"
+    write_tree(repo, {"good.py": "def g():\n    return 2\n"})
+    name = os.fsdecode(b"odd_\xff.py")
+    with open(os.path.join(os.fsencode(repo), os.fsencode(name)), "wb") as handle:
+        handle.write(b"def odd():\n    return 1\n")
+
+    def walker(root, exclude, recursive, max_bytes):
+        return [WalkedFile(rel, None, os.lstat(os.path.join(root, rel)).st_size, 1)
+                for rel in ("good.py", name)]
+
+    system = make_system(tmp_path, pool, walker=walker)
+    system.index_repository(str(repo))
+    assert system.last_index_report.statuses == {"good.py": "indexed",
+                                                 "odd_\\xff.py": "skipped:undecodable_name"}
+    system.close()
+
+
+def test_a_one_file_reindex_reads_only_that_files_manifest_rows(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo)
+    system = make_system(tmp_path, pool)
+    system.index_repository(str(repo))
+    statements: list[str] = []
+    system._manifest._conn.set_trace_callback(statements.append)
+    (repo / "api" / "users.py").write_text(SAMPLE["api/users.py"] + "\n\ndef added():\n    pass\n")
+    ids = system.reindex_file(str(repo / "api" / "users.py"))
+    reads = [s for s in statements if s.lstrip().upper().startswith("SELECT")
+             and ("code_files" in s or "code_entities" in s)]
+    assert reads and len(ids) == 3
+    whole = [s for s in reads if "path=" not in s.replace(" ", "")
+             and "memory_id=" not in s.replace(" ", "") and "count(" not in s]
+    assert whole == [], f"a one-file re-index read whole tables: {whole}"
+    system.close()
+
+
+def test_listing_a_repositorys_entity_ids_reads_only_the_covering_index(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo)
+    system = make_system(tmp_path, pool)
+    ids = system.index_repository(str(repo))
+    plan = " ".join(row[-1] for row in system._manifest._conn.execute(
+        "EXPLAIN QUERY PLAN SELECT memory_id FROM code_entities INDEXED BY code_entities_ids "
+        "WHERE repo_id=? ORDER BY rowid", ("x",)))
+    assert "COVERING INDEX code_entities_ids" in plan
+    repo_id = system.last_index_report.repo_id
+    assert system._manifest.entity_ids(repo_id) == ids  # oldest first, as before
+    system.close()

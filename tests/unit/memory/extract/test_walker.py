@@ -86,3 +86,29 @@ def test_read_file_safely(tmp_path):
         with pytest.raises(UnsafeInput):
             read_file_safely(str(repo), bad)
     assert read_file_safely(str(repo), "a/b.py", max_bytes=3).status == "skipped:too_large"
+
+
+def test_undecodable_names_get_a_status_with_a_printable_path(tmp_path):
+    _write(tmp_path, "good.py")
+    os.makedirs(os.path.join(os.fsencode(tmp_path), b"dir_\xff"))
+    for name in (b"bad_name_\xff\xfe.py", b"dir_\xff/inner.py"):
+        with open(os.path.join(os.fsencode(tmp_path), name), "wb") as handle:
+            handle.write(b"x = 1\n")
+    entries = {e.path: e for e in walk_repository(tmp_path)}
+    assert entries["good.py"].ok
+    assert entries["bad_name_\\xff\\xfe.py"].status == "skipped:undecodable_name"
+    assert entries["dir_\\xff"].status == "skipped:undecodable_name" and entries["dir_\\xff"].is_dir
+    assert all(path.encode("utf-8") for path in entries)  # every reported path is storable
+
+
+def test_virtual_environments_are_skipped_by_what_they_are_not_their_name(tmp_path):
+    _write(tmp_path, "env/pyvenv.cfg", b"home = /usr/bin\n")
+    _write(tmp_path, "env/lib/python3.10/site-packages/dep.py")
+    _write(tmp_path, "Lib/venv/__init__.py")  # the standard library's own venv package
+    _write(tmp_path, "Lib/venv/scripts.py")
+    _write(tmp_path, "fake/pyvenv.cfg/x.py")  # a folder named pyvenv.cfg is not the marker
+    entries = {e.path: e for e in walk_repository(tmp_path)}
+    assert entries["env"].status == "skipped:virtualenv" and entries["env"].is_dir
+    assert not any(path.startswith("env/") for path in entries)
+    assert entries["Lib/venv/__init__.py"].ok and entries["Lib/venv/scripts.py"].ok
+    assert entries["fake/pyvenv.cfg/x.py"].ok
