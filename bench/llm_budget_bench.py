@@ -28,7 +28,8 @@ import tempfile
 from ..tests.integration import cat_harness
 from ..tests.integration.cat_doubles import cl100k_cached
 
-SCORING = "You rate how useful a stored memory"
+#: Both scoring schemes' prompts start so (pointwise: "a stored memory", listwise: "each").
+SCORING = "You rate how useful"
 FILES = {
     "text_utils.py": "def slugify(text):\n    return '-'.join(text.lower().split())\n\n\n"
                      "def shout(text):\n    return text.upper() + '!'\n",
@@ -58,7 +59,6 @@ WRONG = ("```python entity=text_utils.py::word_count\ndef word_count(text: str) 
 GOOD = ("```python entity=text_utils.py::word_count\ndef word_count(text: str) -> int:\n"
         "    import re\n    return len(re.findall(r\"[A-Za-z0-9']+\", text))\n```\n")
 RULES = [
-    (SCORING, json.dumps({"score": 0.8, "reason": "related code"})),
     ("into META-CODE", json.dumps(METACODE)),
     ("You write Python code for one goal", [WRONG, GOOD]),
     ("You are a strict reviewer", json.dumps({"checks": [{"check": 1, "pass": True,
@@ -128,6 +128,7 @@ def main() -> int:
     settings = {"repository_path": str(repo), "data_folder": str(work / "data")}
     with cat_harness.booted_cat(core, work / "cat", settings=settings) as run:
         run.script.rules += RULES
+        run.script.relevance = 0.8
         run.script.tools = [("index my repository", "index_code_repository")]
         run.chat("index my repository", user="indexer")
         cat_harness.wait_for_indexing(run)

@@ -16,6 +16,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..fakes import answer_scoring
+
 _CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 
 
@@ -63,6 +65,9 @@ class LLMScript:
     rules: list = field(default_factory=list)
     #: ``(substring of the user's message, tool name)``: tool selection by message.
     tools: list = field(default_factory=list)
+    #: The relevance every memory gets from the plugin's scoring prompts (either scheme,
+    #: answered canonically for every id asked); ``None``: scoring prompts fall through.
+    relevance: float | None = None
     #: ``(substring, seconds, flag file)``: a prompt holding the substring touches the flag
     #: file, then waits ``seconds`` before answering (a slow model call in flight).
     slow: list = field(default_factory=list)
@@ -86,6 +91,10 @@ class LLMScript:
             if marker in prompt:  # a list: its answers in turn, the last one for good
                 return (answer.pop(0) if len(answer) > 1 else answer[0]) \
                     if isinstance(answer, list) else answer
+        if self.relevance is not None:
+            scored = answer_scoring(prompt, lambda _: (self.relevance, "relevant"))
+            if scored is not None:
+                return scored
         if 'Create a JSON with the correct "action"' in prompt:
             action = next((tool for text, tool in self.tools if text in prompt), self.tool_action)
             return json.dumps({"action": action, "action_input": self.tool_input})

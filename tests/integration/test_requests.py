@@ -51,13 +51,14 @@ def cat(cat_run, repo, tmp_path_factory):
     with cat_harness.configured(cat_run, repository_path=str(repo), data_folder=str(data),
                                 max_iterations=2, check_judge=False, extended_loop=False):
         cat_run.script.rules += [
-            ("into META-CODE", json.dumps(METACODE)), ("You write Python code", GOOD),
-            ("You rate how useful", json.dumps({"score": 0.9, "reason": "relevant"}))]
+            ("into META-CODE", json.dumps(METACODE)), ("You write Python code", GOOD)]
+        cat_run.script.relevance = 0.9
         cat_run.script.tools = [("index my repository", "index_code_repository")]
         assert "Indexing" in cat_run.chat("index my repository", user="indexer")["text"]
         cat_harness.wait_for_indexing(cat_run)
         yield cat_run
         cat_run.script.tools = []
+        cat_run.script.relevance = None
 
 
 @pytest.mark.parametrize("phrasing", [
@@ -118,8 +119,7 @@ def test_a_setting_saved_through_the_cats_api_reaches_the_running_project(cat):
     prompt gets no scored code, under 0.5 it does; same project object, no restart."""
     url = f"/plugins/settings/{PLUGIN_ID}"
     project = cat.plugin_module("runtime").REGISTRY.projects()[0]
-    cat.script.rules.insert(0, ("You rate how useful", json.dumps({"score": 0.6,
-                                                                   "reason": "related"})))
+    cat.script.relevance = 0.6
     question = "how does parse_iso work?"
     try:
         assert cat.client.put(url, json={"relevance_threshold": 0.95}).status_code == 200
@@ -131,5 +131,5 @@ def test_a_setting_saved_through_the_cats_api_reaches_the_running_project(cat):
         assert "[relevance: 0.7" in cat.script.prompts[-1], cat.script.prompts[-1][-1500:]
         assert cat.plugin_module("runtime").REGISTRY.projects() == [project]  # not rebuilt
     finally:
-        cat.script.rules.pop(0)
+        cat.script.relevance = 0.9
         cat.client.put(url, json={"relevance_threshold": 0.7})

@@ -47,9 +47,8 @@ GENERATE = "You write Python code for one goal"
 def script(draft: str, slow_flag: str = "") -> LLMScript:
     return LLMScript(
         rules=[("into META-CODE", json.dumps(METACODE)),
-               ("You rate how useful", json.dumps({"score": 0.9, "reason": "relevant"})),
                (GENERATE, draft)],
-        tools=[("index my repository", "index_code_repository")],
+        tools=[("index my repository", "index_code_repository")], relevance=0.9,
         slow=[(GENERATE, 120, slow_flag)] if slow_flag else [])
 
 
