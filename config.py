@@ -20,7 +20,7 @@ from .codegen.extended import ExtendedConfig
 from .codegen.loop import LoopConfig
 from .codegen.sandbox_protect import SandboxPolicy
 from .memory.extract import LANGUAGES
-from .settings import PluginSettings, WriteBackPolicy
+from .settings import NativeJson, PluginSettings, WriteBackPolicy
 
 #: Validation checks the settings can switch off (parsing always runs).
 OPTIONAL_CHECKS = {"check_signature": "signature", "check_lint": "lint", "check_tests": "tests"}
@@ -80,6 +80,8 @@ class PluginConfig:
     checks: frozenset[str]
     write_back: bool
     share_task_notes: bool
+    #: ``""`` (off), ``"json_object"`` or ``"json_schema"``: how structured answers are asked for.
+    native_json: str = ""
     problems: tuple[str, ...] = ()
 
     @classmethod
@@ -92,7 +94,9 @@ class PluginConfig:
             checks=frozenset(check for name, check in OPTIONAL_CHECKS.items()
                              if getattr(settings, name)),
             write_back=settings.write_back is not WriteBackPolicy.never,
-            share_task_notes=settings.share_task_notes, problems=tuple(problems))
+            share_task_notes=settings.share_task_notes,
+            native_json="" if settings.native_json is NativeJson.off
+            else settings.native_json.name, problems=tuple(problems))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from .codegen.ports import ContextSnippet
 from .codegen.report import ValidationReport
 from .codegen.validate import validate_draft
 from .config import IndexScope, PluginConfig
-from .llm_port import Meter, plugin_llm
+from .llm_port import Meter, PluginLLM
 from .memory.extract import read_file_safely, walk_repository
 from .privacy import ScopedDraftStore
 from .projects import Project
@@ -169,7 +169,7 @@ def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: st
              should_stop: Callable[[], bool]) -> Committed | GaveUp:
     """One draft-loop run wired from the project, the task's retrieval and the configuration."""
     deps = LoopDeps(
-        llm=meter.wrap(plugin_llm),
+        llm=meter.wrap(PluginLLM(config.native_json)),
         store=ScopedDraftStore(project.commits, task_id, context.episodes),
         notes=notes, repo_files=repo_sources(project.root, config.scope),
         repo_context=context.repo_source, associative=context.associative_source,

@@ -17,10 +17,11 @@ import asyncio
 import contextlib
 import contextvars
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .lifecycle import Lifecycle, call_abandonably
+from .structured_llm import StructuredChatLLM
 
 #: The process's lifecycle: set when the Cat stops (see ``lifecycle``).
 LIFECYCLE = Lifecycle()
@@ -43,11 +44,28 @@ class Meter:
             self.prompt_chars += len(prompt)
 
     def wrap(self, llm: Callable[[str], str]) -> Callable[[str], str]:
-        """``llm`` counted on this meter."""
+        """``llm`` counted on this meter (its native JSON call too, when it has one)."""
+        return _Counted(self, llm)
 
-        def counted(prompt: str) -> str:
-            self.count(prompt)
-            return llm(prompt)
+
+class _Counted:
+    """A completer whose calls are counted on a meter; keeps ``complete_json`` if it has one."""
+
+    def __init__(self, meter: Meter, llm: Callable[[str], str]) -> None:
+        self._meter, self._llm = meter, llm
+        native = getattr(llm, "complete_json", None)
+        if callable(native):
+            self.complete_json = self._counted_json(native)
+
+    def __call__(self, prompt: str) -> str:
+        self._meter.count(prompt)
+        return self._llm(prompt)
+
+    def _counted_json(self, native: Callable[[str, Mapping[str, Any]], str]
+                      ) -> Callable[[str, Mapping[str, Any]], str]:
+        def counted(prompt: str, json_schema: Mapping[str, Any]) -> str:
+            self._meter.count(prompt)
+            return native(prompt, json_schema)
 
         return counted
 
@@ -76,6 +94,36 @@ def plugin_llm(prompt: str) -> str:
 
 def _resolved_llm(prompt: str) -> str:
     return cat_llm(prompt)  # looked up at call time, so tests can replace ``cat_llm``
+
+
+def cat_chat_model() -> Any:
+    """The Cat's LangChain chat model, resolved at call time (for native JSON requests)."""
+    from cat.looking_glass.cheshire_cat import CheshireCat  # absent outside the Cat
+
+    return CheshireCat()._llm
+
+
+class PluginLLM:
+    """``plugin_llm`` with, when ``native_json`` names a mode, ``complete_json``: the cores ask
+    for JSON through it (``llm.retry.complete``), and models that cannot be asked get the plain
+    call (``structured_llm``). Every call is abandoned when the process stops."""
+
+    def __init__(self, native_json: str = "") -> None:
+        self.native_json = native_json
+        if native_json:
+            self.complete_json = self._complete_json
+
+    def __call__(self, prompt: str) -> str:
+        return plugin_llm(prompt)
+
+    def _complete_json(self, prompt: str, json_schema: Mapping[str, Any]) -> str:
+        structured = StructuredChatLLM(_resolved_llm, lambda: chat_model(), mode=self.native_json)
+        return call_abandonably(lambda text: structured.complete_json(text, json_schema), prompt,
+                                LIFECYCLE.stopping)
+
+
+def chat_model() -> Any:
+    return cat_chat_model()  # looked up at call time, so tests can replace ``cat_chat_model``
 
 
 async def small_model(prompt: str) -> str:

@@ -25,7 +25,7 @@ from .codegen.errors import CodegenError
 from .codegen.metacode import MetaCode
 from .codegen.phases import CodegenPhase
 from .codegen.replies import ReplyIntent, classify_reply, is_resume
-from .llm_port import LIFECYCLE, Meter, plugin_llm
+from .llm_port import LIFECYCLE, Meter, PluginLLM
 from .memory.errors import CodeMemoryError
 from .projects import Project
 from .session_worker import DraftWorker, interruption_report
@@ -82,13 +82,17 @@ class Session:
                 self._archive_finished(project)
                 project.ledger.open_task(self.state.task_id, self.user_id)
                 self.context = self._task_context(turn, project, request)
-                meta = drafting.propose(request, [], self.meter.wrap(plugin_llm),
+                meta = drafting.propose(request, [], self._llm(turn),
                                         self.context.code(drafting.PROPOSAL_CONTEXT))
             except (CodeMemoryError, CodegenError) as err:
                 self._fail(turn, f"could not prepare the request: {err}")
                 return f"I could not prepare the request: {err}"
             self._remember_proposal(turn, meta, [])
             return f"{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+
+    def _llm(self, turn: Turn) -> Any:
+        """The plugin's LLM for this request: counted, native JSON as configured."""
+        return self.meter.wrap(PluginLLM(turn.workspace.config.native_json))
 
     def _open_task(self, request: dict[str, Any]) -> None:
         state = self.state
@@ -160,7 +164,7 @@ class Session:
             project = turn.workspace.project()
             if self.context is None or self.context.project is not project:
                 self.context = self._task_context(turn, project, request)
-            meta = drafting.propose(request, feedback, self.meter.wrap(plugin_llm),
+            meta = drafting.propose(request, feedback, self._llm(turn),
                                     self.context.code(drafting.PROPOSAL_CONTEXT))
         except (CodeMemoryError, CodegenError) as err:
             return f"I could not revise the proposal: {err}. {drafting.PROPOSAL_HELP}"

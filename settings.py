@@ -54,6 +54,14 @@ class PythonVersion(str, Enum):
     py313 = "3.13"
 
 
+class NativeJson(str, Enum):
+    """Whether structured answers are asked for with the model's own JSON mode."""
+
+    off = "off: the prompt asks for JSON, every reply read tolerantly"
+    json_object = "json_object: JSON mode (OpenAI-compatible and Ollama models)"
+    json_schema = "json_schema: JSON mode with the answer's schema (OpenAI and recent servers)"
+
+
 class ScoringMode(str, Enum):
     """How the LLM scores retrieval candidates (the core's ``scoring_mode``)."""
 
@@ -100,6 +108,11 @@ class PluginSettings(BaseModel):
         ScoringMode.listwise, title="Scoring mode",
         description="listwise: one LLM call scores all candidates of a retrieval (by id); "
         "pointwise: one call per candidate (the seed's scheme, many more calls).")
+    native_json: NativeJson = Field(
+        NativeJson.off, title="Native JSON mode",
+        description="Ask the Cat's model for JSON natively for meta-code, the judge, "
+        "documentation and review (OpenAI-compatible models: response_format; Ollama: "
+        "format=json; other models: unchanged). Replies are read tolerantly either way.")
     batch_size: int = Field(
         10, ge=1, le=100, title="Scoring batch size",
         description="Concurrent LLM scoring calls.")

@@ -8,8 +8,8 @@ Cat's "OpenAI-compatible" and Azure configs) get ``response_format`` (``json_obj
 other model falls back to the plain call. LangChain is imported only inside the calls (the Cat
 imports every ``.py`` file of the plugin, and this module must stay cheap and side-effect free).
 
-Not wired into ``runtime`` here: the default stays the plain call until native JSON is measured
-on real models (README, "Models and reasoning models").
+Used by ``llm_port.PluginLLM`` when the admin turns on "Native JSON mode" (off by default until
+native JSON is measured on real models: README, "Models and reasoning models").
 """
 
 from __future__ import annotations

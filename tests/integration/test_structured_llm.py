@@ -112,3 +112,23 @@ def test_any_other_model_falls_back_to_the_plain_call() -> None:
     calls: list[str] = []
     llm = StructuredChatLLM(lambda p: calls.append(p) or ANSWER, lambda: model)
     assert llm.complete_json("JSON please", {}) == ANSWER and calls == ["JSON please"]
+
+
+def test_the_plugins_llm_asks_the_cats_model_for_json_when_the_setting_says_so(
+        server, monkeypatch) -> None:
+    """The glue's path: ``PluginLLM`` (the "Native JSON mode" setting) resolves the Cat's chat
+    model at call time, asks it for JSON, and the request's meter counts the call."""
+    from langchain_openai import ChatOpenAI
+
+    from codemem import llm_port
+
+    model = ChatOpenAI(base_url=f"{server}/v1", api_key="test", model="gpt-4o-mini",
+                       max_retries=0)
+    monkeypatch.setattr(llm_port, "cat_chat_model", lambda: model)
+    monkeypatch.setattr(llm_port, "cat_llm", plain)
+    meter = llm_port.Meter()
+    asked = ask(meter.wrap(llm_port.PluginLLM("json_object")), "Review this.", review_spec())
+    assert asked.value is not None and asked.value.comments == ["rename x"]
+    assert meter.calls == 1 and Recorder.bodies[0][1]["response_format"] == {
+        "type": "json_object"}
+    assert not hasattr(llm_port.PluginLLM(""), "complete_json")  # off: the plain call only
