@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .memory.errors import CodeMemoryError
+from .memory.errors import CodeMemoryError, TaskNotFound
 from .memory.writeback import WriteBackRefused, write_back
 from .projects import Project
 from .session import Session
@@ -38,7 +38,10 @@ def draft_history(session: Session, turn: Turn) -> str:
     if isinstance(project, str):
         return project
     task = session.state.task_id
-    entries = project.commits.log(task)
+    try:
+        entries = project.commits.log(task)
+    except TaskNotFound:  # a proposal not confirmed yet: nothing committed
+        entries = []
     if not entries:
         return f"Task `{task}` has no drafts yet."
     head = project.commits.head(task)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import history, recall, request_form, sources
+from .codegen.commands import Command, Found, detect_command
 from .codegen.intent import TIE_BREAK_PROMPT, Intent, detect_intent, parse_tie_break
 from .codegen.replies import is_resume
 from .codegen.sandbox import sandbox_capabilities
@@ -91,6 +92,11 @@ def read_message(cat: Any, message: Any, form_class: Callable[[Any], Any]) -> An
     if command is not None:
         notes.reply = _source_command(cat, turn, *command)
         return message
+    found = detect_command(text)
+    if found is not None:
+        notes.reply = _plugin_command(cat, session, turn, found)
+        if notes.reply is not None:
+            return message
     busy = (session.state.awaiting_confirmation or session.drafting
             or cat.working_memory.get("active_form") is not None)
     if not busy:
@@ -127,6 +133,23 @@ def _with_known_path(turn: Turn, details: Any) -> Any:
     if len(paths) != 1:
         return details
     return type(details)(target_path=paths.pop(), symbol=details.symbol, kind=details.kind)
+
+
+def _plugin_command(cat: Any, session: Session, turn: Turn, found: Found) -> str | None:
+    """A plugin feature named by the message (``codegen.commands``): answered without the
+    Cat's tool selection. The draft-history commands belong to users with a task; for anyone
+    else they are ordinary words the Cat answers."""
+    if found.command is Command.STATUS:
+        return status_report(cat)
+    if found.command is Command.INDEX:
+        return _start_indexing(turn, notify=True)
+    if not session.state.task_id:
+        return None
+    if found.command is Command.HISTORY:
+        return history.draft_history(session, turn)
+    if found.command is Command.ROLL_BACK:
+        return history.roll_back_draft(session, turn, found.argument)
+    return history.redo_draft(session, turn)
 
 
 def _source_command(cat: Any, turn: Turn, verb: str, argument: str) -> str:

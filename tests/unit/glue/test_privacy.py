@@ -13,7 +13,7 @@ import pytest
 
 from codemem import llm_port, runtime
 
-from ...fakes import FunctionLLM
+from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity, slug_dict
 from .glue_support import make_cat, other_user, say, settings_of, state_of, wait_for_draft
 
@@ -36,8 +36,9 @@ class TwoUsers:
     def __call__(self, prompt: str) -> str:
         with self._lock:
             self.prompts.append(prompt)
-        if prompt.startswith("You rate how useful a stored memory"):
-            return json.dumps({"score": 0.9, "reason": "relevant"})
+        scored = answer_scoring(prompt, lambda memory: (0.9, "relevant"))
+        if scored is not None:
+            return scored
         if prompt.startswith("You turn a programming request into META-CODE"):
             behaviour = "ZEBRA slugs" if "ZEBRA" in prompt else "slugs"
             return json.dumps(slug_dict(behaviour=f"Lower-case the text into {behaviour}."))

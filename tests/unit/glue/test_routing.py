@@ -11,7 +11,7 @@ import pytest
 
 from codemem import llm_port, runtime
 
-from ...fakes import FunctionLLM
+from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import slug_dict
 from ..memory.codebase.catlike import Document
 from .glue_support import FormStandIn, States, make_cat, say, state_of
@@ -38,8 +38,9 @@ def repo(tmp_path):
 @pytest.fixture
 def llm(monkeypatch):
     def answer(prompt: str) -> str:
-        if prompt.startswith("You rate how useful a stored memory"):
-            return json.dumps({"score": 0.9, "reason": "it parses dates"})
+        scored = answer_scoring(prompt, lambda memory: (0.9, "it parses dates"))
+        if scored is not None:
+            return scored
         if prompt.startswith("You turn a programming request into META-CODE"):
             return json.dumps(PARSE_ISO)
         if prompt.startswith("Does the following chat message ask to write"):
@@ -85,7 +86,7 @@ def test_a_question_about_the_code_gets_the_retrieval_in_the_prompt(tmp_path, re
     agent_input = runtime.prompt_variables(cat, SimpleNamespace())
     assert "def parse_iso(text):" in agent_input.code_context
     assert "return {'y': text[:4]}" in agent_input.code_context  # braces intact
-    assert sum(p.startswith("You rate how useful") for p in llm.prompts) >= 1
+    assert sum(p.startswith("You rate how useful") for p in llm.prompts) == 1  # one listwise call
 
 
 def test_a_plain_request_starts_the_form_and_the_proposal_in_the_same_turn(tmp_path, repo, llm):
@@ -142,3 +143,20 @@ def test_while_a_proposal_waits_a_request_like_message_is_a_correction(tmp_path,
     say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
     reply = say(cat, "add a function argument for the time zone")
     assert reply.startswith("Revised:")
+
+
+def test_the_plugins_commands_are_answered_without_the_cats_tool_selection(tmp_path, repo, llm):
+    """"update the code index" reads like a change request; as the plugin's command it starts
+    the indexing instead of the request form. The draft-history commands belong to a user with
+    a task: for anyone else they are the Cat's to answer."""
+    cat, sent, _ = make_cat(tmp_path, repo)
+    assert say(cat, "update the code index").startswith("Indexing `")
+    assert cat.working_memory.get("active_form") is None
+    for project in runtime.REGISTRY.projects():
+        project.indexer.join(60)
+    assert any(kind == "chat" and text.startswith("Indexed `") for kind, text in sent)
+    assert say(cat, "code memory status").startswith("**Code Working Memory**")
+    assert say(cat, "redo") is None and say(cat, "show the draft history") is None
+    say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
+    assert say(cat, "show the draft history").endswith("has no drafts yet.")
+    assert llm.calls == 2  # the proposal's retrieval and meta-code; no command cost a call
