@@ -135,14 +135,18 @@ def test_a_chat_turn_puts_the_state_into_working_memory(cat_run):
 
 def test_status_tool_answers_a_chat_turn(cat_run):
     cat_run.script.tool_action = "code_memory_status"
-    try:
-        frame = cat_run.chat("code memory status", user="carol")  # a start example: recalled
+    try:  # a start example of the tool (recalled by the Cat), not one of the plugin's commands
+        frame = cat_run.chat("what repository are you indexing?", user="carol")
     finally:
         cat_run.script.tool_action = "no_action"
     assert frame["type"] == "chat", frame
     assert "Code Working Memory" in frame["text"] and "phase: idle" in frame["text"], frame
     assert any("code_memory_status" in p for p in cat_run.script.prompts), \
         "the tool was never offered to the LLM"
+    mark = len(cat_run.script.prompts)
+    frame = cat_run.chat("code memory status", user="carol")  # the command: no LLM at all
+    assert frame["text"].startswith("**Code Working Memory**"), frame
+    assert cat_run.script.prompts[mark:] == []
 
 
 #: A request that names its file and symbol: routed to the form by the plugin, pre-filled.
