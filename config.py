@@ -82,6 +82,8 @@ class PluginConfig:
     share_task_notes: bool
     #: ``""`` (off), ``"json_object"`` or ``"json_schema"``: how structured answers are asked for.
     native_json: str = ""
+    #: What goes into the Cat's declarative memory (a ``SinkMode`` value).
+    cat_memory: str = "auto"
     problems: tuple[str, ...] = ()
 
     @classmethod
@@ -96,7 +98,8 @@ class PluginConfig:
             write_back=settings.write_back is not WriteBackPolicy.never,
             share_task_notes=settings.share_task_notes,
             native_json="" if settings.native_json is NativeJson.off
-            else settings.native_json.name, problems=tuple(problems))
+            else settings.native_json.name, cat_memory=settings.cat_memory.name,
+            problems=tuple(problems))
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,8 @@ class ProjectConfig:
     embedder_name: str
     tuning: RetrievalTuning = field(default_factory=RetrievalTuning)
     scope: IndexScope = field(default_factory=IndexScope)
+    #: What goes into the Cat's declarative memory (applied without a rebuild).
+    cat_memory: str = "auto"
 
     @property
     def identity(self) -> tuple[str, str, str]:

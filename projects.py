@@ -25,6 +25,7 @@ from .config import IndexScope, ProjectConfig
 from .llm_port import Meter, metering, small_model
 from .memory.code_context import CodeContext
 from .memory.code_index import IndexProgress, WalkedFile
+from .memory.code_sink import SinkMode
 from .memory.code_walk import default_walker
 from .memory.codebase import CodeMemorySystem
 from .memory.commits import CommitIndex
@@ -98,6 +99,7 @@ class Project:
         for name, value in config.tuning.boosts().items():
             setattr(self.code, name, value)
         self.code.max_file_bytes = config.scope.max_file_bytes
+        self.code.sink_mode = SinkMode(config.cat_memory)
         self._walker.scope = config.scope
         self.config = config
 
@@ -128,7 +130,7 @@ def build_project(config: ProjectConfig, vectors: CatVectors,
         small_model, db_path=os.path.join(folder, "code_memories.db"),
         **config.tuning.retrieval(), **config.tuning.boosts(),
         embedder=NamedEmbedder(vectors.embedder, vectors.name),
-        vector_sink=CatVectorSink(vectors.declarative),
+        vector_sink=CatVectorSink(vectors.declarative), sink_mode=config.cat_memory,
         repository_id=repository_id(config.root),
         max_file_bytes=config.scope.max_file_bytes, walker=walker)
     # Episodes are searched without the memory API's LLM scoring here: a task's loop gets its

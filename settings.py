@@ -69,6 +69,16 @@ class ScoringMode(str, Enum):
     pointwise = "pointwise"
 
 
+class CatMemory(str, Enum):
+    """What the plugin copies into the Cat's declarative memory; member names match the core's
+    ``SinkMode``. The plugin's own store always holds every entity for code search."""
+
+    auto = "auto: nothing with an embedder that cannot rank code (the Cat's default), else files"
+    none = "none: nothing (the Cat stays as quick and small as without the plugin)"
+    files = "files: one point per file (its path and signatures)"
+    entities = "entities: one point per function, class and method (small repositories only)"
+
+
 class PluginSettings(BaseModel):
     """Code Working Memory settings (admin panel)."""
 
@@ -91,6 +101,10 @@ class PluginSettings(BaseModel):
         "all", title="Languages",
         description="Comma-separated languages to index: python, javascript, typescript, java, "
         "c, cpp, go, rust, ruby, php, csharp; or 'all'.")
+    cat_memory: CatMemory = Field(
+        CatMemory.auto, title="Code in the Cat's memory",
+        description="What indexing copies into the Cat's declarative memory, where the Cat's "
+        "own recall compares it with every message. Applied at the next indexing run.")
     python_version: PythonVersion = Field(
         PythonVersion.py310, title="Repository Python version",
         description="Drafts are parsed and linted for this version.")

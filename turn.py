@@ -49,7 +49,8 @@ class Workspace:
                                      protected=[config.data_dir, cat_data_dir()])
         vectors = CatVectors.of(self._cat)
         wanted = ProjectConfig(root=root, data_dir=config.data_dir, embedder_name=vectors.name,
-                               tuning=config.tuning, scope=config.scope)
+                               tuning=config.tuning, scope=config.scope,
+                               cat_memory=config.cat_memory)
         return self.registry.project(wanted, vectors)
 
 

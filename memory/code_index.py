@@ -108,7 +108,7 @@ class MemoryOps:
 
     def __init__(self, add: Callable[[list], list], update_metadata: Callable[[str, dict], bool],
                  delete: Callable[[str], bool], get: Callable[[str], dict | None],
-                 embed: Callable[[list], np.ndarray]) -> None:
+                 embed: Callable[[list], Sequence[Any]]) -> None:
         self.add, self.update_metadata, self.delete = add, update_metadata, delete
         self.get, self.embed = get, embed
 
@@ -128,7 +128,7 @@ class RepositoryIndexer:
 
     def __init__(self, manifest: CodeManifest, ops: MemoryOps, *, repo_id: str, root: str,
                  extract: Callable[[Sequence[tuple[str, bytes]]], list],
-                 max_file_bytes: int, sink_push: Callable[[list, list], None],
+                 max_file_bytes: int, sink_push: Callable[[list, list, list], None],
                  progress: Callable[[IndexProgress], None] | None = None,
                  batch_files: int = 64, read: ReadFn | None = None,
                  labels: LabelFn | None = None) -> None:
@@ -257,7 +257,7 @@ class RepositoryIndexer:
             CodeManifest.put_file(conn, self.repo_id, new_file)
             CodeManifest.put_entities(conn, self.repo_id, moved)
         self.manifest.transaction(write)
-        self.sink_push(pushed, removed_points)
+        self.sink_push(pushed, removed_points, [old.path, wf.path])
         self.report.renamed += 1
         self.report.statuses[wf.path] = new_file.status
 
@@ -266,7 +266,7 @@ class RepositoryIndexer:
         for row in rows:
             self.ops.delete(row.memory_id)
         self.manifest.transaction(lambda c: CodeManifest.drop_file(c, self.repo_id, path))
-        self.sink_push([], [r.point_id for r in rows])
+        self.sink_push([], [r.point_id for r in rows], [path])
         self.report.entities_removed += len(rows)
         if count:
             self.report.deleted += 1
@@ -335,8 +335,9 @@ class RepositoryIndexer:
     def _store(self, pending: Sequence[_Pending]) -> None:
         fresh = [(p, e, v) for p in pending for e, v in p.new]
         texts = [entity_text(e) for _, e, v in fresh if v is None]
-        computed = iter(self.ops.embed(texts)) if texts else iter(())
-        self.report.embedded += len(texts)
+        made = list(self.ops.embed(texts)) if texts else []  # None each: nothing needs vectors
+        self.report.embedded += sum(v is not None for v in made)
+        computed = iter(made)
         vectors = [np.frombuffer(v, dtype=np.float32) if v is not None else next(computed)
                    for _, _, v in fresh]
         for p in pending:
@@ -350,7 +351,7 @@ class RepositoryIndexer:
                                                        strict=True):
             row = EntityRow(mid, e.path, e.qualified_name, e.occurrence, e.content_hash,
                             point_id(self.repo_id, e.path, e.qualified_name, e.occurrence),
-                            np.asarray(vec, dtype=np.float32).tobytes())
+                            None if vec is None else np.asarray(vec, dtype=np.float32).tobytes())
             rows.append(row)
             pushed.append((row, text, meta))
         for p in pending:
@@ -359,7 +360,8 @@ class RepositoryIndexer:
                 if text is not None:
                     pushed.append((old, text, meta))
         self._commit(pending, rows)
-        self.sink_push(pushed, [r.point_id for p in pending for r in p.drop])
+        self.sink_push(pushed, [r.point_id for p in pending for r in p.drop],
+                       [p.file.path for p in pending])
         self.report.entities_added += len(rows)
         self.report.entities_removed += sum(len(p.drop) for p in pending)
         self.report.entities_kept += sum(len(p.keep) for p in pending)

@@ -243,6 +243,21 @@ class CodeManifest:
         return self._run(lambda c: c.execute(
             "SELECT count(*) FROM code_entities WHERE repo_id=?", (repo_id,)).fetchone()[0])
 
+    def entity_paths(self, repo_id: str) -> list[str]:
+        """The paths that define at least one entity, sorted (from the ``(repo_id, path)``
+        index: no entity row is read)."""
+        return [r[0] for r in self._run(lambda c: c.execute(
+            "SELECT DISTINCT path FROM code_entities WHERE repo_id=? ORDER BY path",
+            (repo_id,)).fetchall())]
+
+    def sample_point_ids(self, repo_id: str, limit: int) -> list[str]:
+        """Up to ``limit`` entity point ids spread over the whole repository (every n-th)."""
+        step = max(1, self.entity_count(repo_id) // max(1, limit))
+        return [r[0] for r in self._run(lambda c: c.execute(
+            "SELECT point_id FROM (SELECT point_id, row_number() OVER (ORDER BY rowid) AS n "
+            "FROM code_entities WHERE repo_id=?) WHERE (n - 1) % ? = 0 LIMIT ?",
+            (repo_id, step, limit)).fetchall())]
+
     @staticmethod
     def put_entities(conn: sqlite3.Connection, repo_id: str, rows: Iterable[EntityRow]) -> None:
         conn.executemany(
@@ -261,6 +276,11 @@ class CodeManifest:
         self.transaction(lambda c: c.executemany(
             "UPDATE code_entities SET vector=? WHERE memory_id=?",
             [(blob, mid) for mid, blob in items]))
+
+    def clear_vectors(self, repo_id: str) -> None:
+        """Forget every entity vector of ``repo_id`` (they belong to an embedder no longer used)."""
+        self.transaction(lambda c: c.execute(
+            "UPDATE code_entities SET vector=NULL WHERE repo_id=?", (repo_id,)))
 
     def forget_memory(self, memory_id: str) -> None:
         """Drop the entity row of a memory deleted through the plain ``MemorySystem`` API."""

@@ -2,34 +2,73 @@
 
 Why a repair check instead of trust: the Cat deletes and re-creates its collections when the
 embedder changes, the admin can wipe them, and ``cat.memory`` is replaced on every settings
-save. The manifest records, per repository, how many points the sink should hold and the
-collection's embedder alias and vector size at the last push. ``check`` compares that with
-the sink's exact count and configuration; any difference (or an interrupted push, recorded as
-``sink_count = -1``) means: delete this repository's points and re-push all of them from the
+save. The manifest records, per repository, how many points the sink should hold, the
+collection's embedder alias and vector size at the last push, and what was pushed (the
+``SinkMode`` label). ``check`` compares the configuration and looks up a spread sample of the
+expected point ids by id (``SAMPLE``: its cost does not grow with the collection, unlike a
+filtered count over 68k points); a missing point, another mode or an interrupted push
+(``sink_count = -1``) means: delete this repository's points and re-push them from the
 plugin's own store. Pushing is idempotent (deterministic point ids).
+
+Why modes (issue 16): every point in the Cat's declarative memory is compared with every
+message the user sends, and the Cat's local Qdrant reloads every point at boot. Whole entities
+of a large repository made the Cat slow and huge; ``auto`` pushes one compact outline per file
+when the embedder ranks code and nothing when it cannot (the Cat's default DumbEmbedder).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 import numpy as np
 
 from .code_manifest import CodeManifest, EntityRow
-from .vector_sink import SinkPoint, SinkStatus, VectorSink, VectorSpaceMismatch, payload_metadata
+from .file_points import file_metadata, file_outline, file_point_id
+from .vector_sink import SinkPoint, VectorSink, VectorSpaceMismatch, payload_metadata
 
 #: ``sink_count`` while a push is under way: a crash in between forces a full re-push.
 DIRTY = -1
 
+#: Point ids looked up by the wipe check (a lookup by id: the cost does not grow with the
+#: collection or the repository).
+SAMPLE = 64
+
 Payloads = Callable[[str, Sequence[str]], list]
 """``(repo_id, memory_ids) -> [(memory_id, text, metadata)]`` from the plugin's store."""
+
+Embed = Callable[[list[str]], Any]
+"""Texts -> vectors, with the embedder whose space the sink holds."""
+
+
+class SinkMode(str, Enum):
+    """What the plugin copies into the sink (the Cat's declarative memory).
+
+    ``auto`` is resolved by the caller: ``none`` when the embedder cannot rank code (the Cat's
+    default DumbEmbedder, the hashing fallback), ``files`` otherwise.
+    """
+
+    AUTO = "auto"
+    NONE = "none"
+    FILES = "files"
+    ENTITIES = "entities"
+
+
+def sink_label(mode: SinkMode, embedder_name: str | None) -> str | None:
+    """What the manifest records as the sink's embedder: the alias, tagged by the mode.
+
+    Rows written before modes existed hold the bare alias, which reads as ``entities``.
+    """
+    if mode is SinkMode.NONE:
+        return None
+    return embedder_name if mode is SinkMode.ENTITIES else f"{embedder_name} [files]"
 
 
 @dataclass(frozen=True)
 class SyncResult:
-    """Outcome of one check: ``action`` is ``in_sync``, ``repushed`` or ``no_sink``."""
+    """Outcome of one check: ``in_sync``, ``repushed``, ``cleared``, ``off`` or ``no_sink``."""
 
     repo_id: str
     action: str
@@ -38,105 +77,200 @@ class SyncResult:
 
 
 class SinkSync:
-    """Pushes entity copies to an optional ``VectorSink`` and repairs it when it lost them."""
+    """Pushes copies to an optional ``VectorSink`` in the chosen mode; repairs it when wiped."""
 
     def __init__(self, manifest: CodeManifest, payloads: Payloads,
-                 sink: VectorSink | None = None) -> None:
+                 sink: VectorSink | None = None, *,
+                 mode: Callable[[], SinkMode] = lambda: SinkMode.ENTITIES,
+                 embed: Embed | None = None) -> None:
         self._manifest = manifest
         self._payloads = payloads
         self._sink = sink
-        self._last_status: dict[str, SinkStatus] = {}
+        self._mode = mode
+        self._embed = embed
+        self._checked: dict[str, tuple[str | None, int | None]] = {}
 
     @property
     def sink(self) -> VectorSink | None:
         return self._sink
 
+    @property
+    def mode(self) -> SinkMode:
+        """The mode in force now (never ``auto``)."""
+        return self._mode()
+
     def attach(self, sink: VectorSink | None) -> None:
         self._sink = sink
-        self._last_status.clear()
+        self._checked.clear()
 
     # -- checking and repairing ------------------------------------------------------------------
     def check(self, repo_id: str, dimension: int) -> SyncResult:
-        """Re-push every point of ``repo_id`` if the sink does not hold exactly what it should.
+        """Make the sink hold exactly what the mode says for ``repo_id``, re-pushing if not.
 
-        Raises ``VectorSpaceMismatch`` when the collection's vector size is not ``dimension``.
+        The check itself costs a configuration read and a lookup of ``SAMPLE`` point ids.
+        Raises ``VectorSpaceMismatch`` when the collection's vector size is not ``dimension``
+        (never in mode ``none``: nothing is pushed then).
         """
         if self._sink is None:
             return SyncResult(repo_id, "no_sink")
-        status = self._sink.status(repo_id)
-        if status.vector_size is not None and status.vector_size != dimension:
+        mode = self._mode()
+        if mode is SinkMode.NONE:
+            return self._empty(repo_id)
+        size, name = self._sink.space()
+        if size is not None and size != dimension:
             raise VectorSpaceMismatch(
-                f"the collection holds {status.vector_size}-dim vectors but the embedder makes "
+                f"the collection holds {size}-dim vectors but the embedder makes "
                 f"{dimension}-dim ones: build CodeMemorySystem with the Cat's embedder")
-        self._last_status[repo_id] = status
-        reason = self._drift(repo_id, status)
+        label = sink_label(mode, name)
+        self._checked[repo_id] = (label, size)
+        reason = self._drift(repo_id, mode, label, size)
         if not reason:
             return SyncResult(repo_id, "in_sync")
-        pushed = self._repush(repo_id, status)
-        return SyncResult(repo_id, "repushed", pushed, reason)
+        return SyncResult(repo_id, "repushed", self._repush(repo_id, mode, label, size), reason)
 
-    def _drift(self, repo_id: str, status: SinkStatus) -> str:
+    def _empty(self, repo_id: str) -> SyncResult:
+        """Mode ``none``: remove what an earlier mode pushed, once; nothing else to check."""
         row = self._manifest.repo(repo_id)
-        expected = self._manifest.entity_count(repo_id)
+        if row is None or (row.sink_count == 0 and row.sink_embedder is None):
+            return SyncResult(repo_id, "off")
+        assert self._sink is not None
+        self._sink.clear(repo_id)
+        self._manifest.set_sink_state(repo_id, 0, None, None)
+        return SyncResult(repo_id, "cleared", reason="the sink mode is none")
+
+    def _drift(self, repo_id: str, mode: SinkMode, label: str | None, size: int | None) -> str:
+        row = self._manifest.repo(repo_id)
         if row is None:
             return "unknown repository"
         if row.sink_count == DIRTY:
             return "an earlier push did not finish"
-        if row.sink_embedder != status.embedder_name or row.sink_size != status.vector_size:
-            return (f"collection changed ({row.sink_embedder}/{row.sink_size} -> "
-                    f"{status.embedder_name}/{status.vector_size})")
-        if status.point_count != expected or row.sink_count != expected:
-            return (f"collection holds {status.point_count} points of this repository, "
-                    f"{expected} expected")
+        if row.sink_embedder != label or row.sink_size != size:
+            return (f"collection or mode changed ({row.sink_embedder}/{row.sink_size} -> "
+                    f"{label}/{size})")
+        expected = self._expected_count(repo_id, mode)
+        if row.sink_count != expected:
+            return f"{row.sink_count} points pushed, {expected} expected"
+        sample = self._sample(repo_id, mode)
+        assert self._sink is not None
+        found = self._sink.present(sample)
+        if found != len(sample):
+            return f"{len(sample) - found} of {len(sample)} sampled points are missing"
         return ""
 
-    def _repush(self, repo_id: str, status: SinkStatus) -> int:
+    def _expected_count(self, repo_id: str, mode: SinkMode) -> int:
+        if mode is SinkMode.FILES:
+            return len(self._manifest.entity_paths(repo_id))
+        return self._manifest.entity_count(repo_id)
+
+    def _sample(self, repo_id: str, mode: SinkMode) -> list[str]:
+        if mode is SinkMode.FILES:
+            paths = self._manifest.entity_paths(repo_id)
+            step = max(1, len(paths) // SAMPLE)
+            return [file_point_id(repo_id, p) for p in paths[::step][:SAMPLE]]
+        return self._manifest.sample_point_ids(repo_id, SAMPLE)
+
+    def _repush(self, repo_id: str, mode: SinkMode, label: str | None,
+                size: int | None) -> int:
         assert self._sink is not None
-        self._manifest.set_sink_state(repo_id, DIRTY, status.embedder_name, status.vector_size)
-        if status.point_count:
-            self._sink.clear(repo_id)
+        self._manifest.set_sink_state(repo_id, DIRTY, label, size)
+        self._sink.clear(repo_id)
         pushed = 0
-        for chunk in self._manifest.iter_entities(repo_id):
-            self._upsert_rows(repo_id, chunk)
-            pushed += len(chunk)
-        self._manifest.set_sink_state(repo_id, pushed, status.embedder_name, status.vector_size)
+        if mode is SinkMode.FILES:
+            paths = self._manifest.entity_paths(repo_id)
+            for start in range(0, len(paths), 256):
+                pushed += self._push_files(repo_id, paths[start:start + 256])
+        else:
+            for chunk in self._manifest.iter_entities(repo_id):
+                pushed += self._upsert_rows(repo_id, chunk)
+        self._manifest.set_sink_state(repo_id, pushed, label, size)
         return pushed
 
-    def _upsert_rows(self, repo_id: str, rows: Sequence[EntityRow]) -> None:
+    def _upsert_rows(self, repo_id: str, rows: Sequence[EntityRow]) -> int:
         by_id = {r.memory_id: r for r in rows}
-        points = []
-        for mid, text, meta in self._payloads(repo_id, list(by_id)):
-            row = by_id[mid]
-            if row.vector is not None:
-                points.append(_point(repo_id, row, text, meta))
-        self._sink.upsert(points)  # type: ignore[union-attr]
+        items = [(by_id[mid], text, meta) for mid, text, meta in self._payloads(repo_id,
+                                                                                 list(by_id))]
+        return self._upsert_entities(repo_id, items)
+
+    def _upsert_entities(self, repo_id: str,
+                         items: Sequence[tuple[EntityRow, str, dict[str, Any]]]) -> int:
+        """Entity points; rows stored without a vector (nothing needed one) are embedded now."""
+        missing = [i for i, (row, _, _) in enumerate(items) if row.vector is None]
+        rows = [row for row, _, _ in items]
+        if missing:
+            vectors = self._embedding([items[i][1] for i in missing])
+            blobs = [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
+            self._manifest.set_vectors([(rows[i].memory_id, b) for i, b in zip(missing, blobs,
+                                                                               strict=True)])
+            for i, blob in zip(missing, blobs, strict=True):
+                r = rows[i]
+                rows[i] = EntityRow(r.memory_id, r.path, r.qualified_name, r.occurrence,
+                                    r.entity_hash, r.point_id, blob)
+        points = [_point(repo_id, row, text, meta)
+                  for row, (_, text, meta) in zip(rows, items, strict=True)]
+        if points:
+            assert self._sink is not None
+            self._sink.upsert(points)
+        return len(points)
+
+    def _push_files(self, repo_id: str, paths: Iterable[str]) -> int:
+        """(Re)write the point of each path; a path left without entities loses its point."""
+        assert self._sink is not None
+        gone, built = [], []
+        for path in sorted(set(paths)):
+            rows = self._manifest.entities(repo_id, path)
+            metas = [meta for _, _, meta in self._payloads(repo_id, [r.memory_id for r in rows])]
+            if not metas:
+                gone.append(file_point_id(repo_id, path))
+                continue
+            outline = file_outline(path, metas)
+            built.append((path, outline, file_metadata(repo_id, path, metas, outline)))
+        if gone:
+            self._sink.delete(gone)
+        if built:
+            vectors = self._embedding([outline for _, outline, _ in built])
+            self._sink.upsert([SinkPoint(file_point_id(repo_id, path), outline, meta, vector)
+                               for (path, outline, meta), vector in zip(built, vectors,
+                                                                        strict=True)])
+        return len(built)
+
+    def _embedding(self, texts: list[str]) -> list[Any]:
+        if self._embed is None:
+            raise VectorSpaceMismatch("the sink needs vectors but no embedder was given")
+        return list(self._embed(texts))
 
     # -- incremental pushes ----------------------------------------------------------------------
-    def pusher(self, repo_id: str) -> Callable[[list, list], None]:
-        """``push(pushed, removed_point_ids)`` for the indexer; ``pushed`` holds
-        ``(EntityRow, text, metadata)`` tuples. Marks the state dirty until ``mark_synced``."""
-        def push(pushed: list, removed: list) -> None:
-            if self._sink is None or not (pushed or removed):
+    def pusher(self, repo_id: str) -> Callable[[list, list, list], None]:
+        """``push(pushed, removed_point_ids, paths)`` for the indexer: ``pushed`` holds
+        ``(EntityRow, text, metadata)`` tuples, ``paths`` the files the change touched. Marks
+        the state dirty until ``mark_synced``."""
+        def push(pushed: list, removed: list, paths: list) -> None:
+            mode = self._mode()
+            if self._sink is None or mode is SinkMode.NONE or not (pushed or removed):
                 return
             row = self._manifest.repo(repo_id)
             if row is not None and row.sink_count != DIRTY:
                 self._manifest.set_sink_state(repo_id, DIRTY, row.sink_embedder, row.sink_size)
+            if mode is SinkMode.FILES:
+                self._push_files(repo_id, [*paths, *(r.path for r, _, _ in pushed)])
+                return
             if removed:
                 self._sink.delete(removed)
             if pushed:
-                self._sink.upsert([_point(repo_id, r, t, m) for r, t, m in pushed])
+                self._upsert_entities(repo_id, pushed)
         return push
 
     def mark_synced(self, repo_id: str) -> None:
-        """After a successful run: the sink holds exactly the manifest's entities."""
-        status = self._last_status.get(repo_id)
-        if self._sink is None or status is None:
+        """After a successful run: the sink holds exactly what the mode says."""
+        checked = self._checked.get(repo_id)
+        mode = self._mode()
+        if self._sink is None or checked is None or mode is SinkMode.NONE:
             row = self._manifest.repo(repo_id)
-            if row is not None and row.sink_count != DIRTY and self._sink is None:
+            if row is not None and row.sink_count != DIRTY and (self._sink is None
+                                                                or mode is SinkMode.NONE):
                 self._manifest.set_sink_state(repo_id, 0, None, None)
             return
-        self._manifest.set_sink_state(repo_id, self._manifest.entity_count(repo_id),
-                                      status.embedder_name, status.vector_size)
+        label, size = checked
+        self._manifest.set_sink_state(repo_id, self._expected_count(repo_id, mode), label, size)
 
     def refresh_entity(self, memory_id: str, new_text: str | None,
                        embed: Callable[[list], Any]) -> None:
@@ -149,17 +283,22 @@ class SinkSync:
         if not payload:
             return
         _, text, meta = payload[0]
-        if new_text is not None:
+        if new_text is not None and row.vector is not None:
             blob = np.asarray(embed([text])[0], dtype=np.float32).tobytes()
             self._manifest.set_vectors([(memory_id, blob)])
             row = EntityRow(row.memory_id, row.path, row.qualified_name, row.occurrence,
                             row.entity_hash, row.point_id, blob)
-        if self._sink is not None:
-            self._sink.upsert([_point(repo_id, row, text, meta)])
+        mode = self._mode()
+        if self._sink is None or mode is SinkMode.NONE:
+            return
+        if mode is SinkMode.FILES:
+            self._push_files(repo_id, [row.path])
+        else:
+            self._upsert_entities(repo_id, [(row, text, meta)])
 
     def forget_repository(self, repo_id: str) -> None:
         """Every point of ``repo_id`` leaves the sink (the repository itself is gone)."""
-        self._last_status.pop(repo_id, None)
+        self._checked.pop(repo_id, None)
         if self._sink is not None:
             self._sink.clear(repo_id)
 
@@ -170,14 +309,18 @@ class SinkSync:
             return
         repo_id, row = found
         self._manifest.forget_memory(memory_id)
-        if self._sink is not None:
+        mode = self._mode()
+        repo = self._manifest.repo(repo_id)
+        if self._sink is None or mode is SinkMode.NONE or repo is None or repo.sink_count < 0:
+            return
+        if mode is SinkMode.FILES:
+            self._push_files(repo_id, [row.path])
+        else:
             self._sink.delete([row.point_id])
-            repo = self._manifest.repo(repo_id)
-            if repo is not None and repo.sink_count > 0:
-                self._manifest.set_sink_state(repo_id, repo.sink_count - 1, repo.sink_embedder,
-                                              repo.sink_size)
+        self._manifest.set_sink_state(repo_id, self._expected_count(repo_id, mode),
+                                      repo.sink_embedder, repo.sink_size)
 
 
-def _point(repo_id: str, row: EntityRow, text: str, meta: dict) -> SinkPoint:
+def _point(repo_id: str, row: EntityRow, text: str, meta: dict[str, Any]) -> SinkPoint:
     vector = np.frombuffer(row.vector or b"", dtype=np.float32)
     return SinkPoint(row.point_id, text, payload_metadata(repo_id, row.memory_id, meta), vector)

@@ -42,7 +42,7 @@ from .code_index import (
     WalkedFile,
 )
 from .code_manifest import CodeManifest
-from .code_sink import SinkSync, SyncResult
+from .code_sink import SinkMode, SinkSync, SyncResult
 from .code_walk import (
     ExtractorFn,
     WalkerFn,
@@ -78,10 +78,12 @@ class CodeMemorySystem(MemorySystem):
 
     Constructor parameters are the seed's, in its order. Keyword-only extras: ``embedder``
     (default ``HashingEmbedder``; in the Cat pass ``cat.embedder``), ``vector_sink`` (e.g.
-    ``CatVectorSink(cat.memory.vectors.declarative)``), ``repository_id`` (fixed id for the
-    indexed repository; default derived from its path), ``max_file_bytes``, ``walker`` /
-    ``extractor`` (defaults: the extraction package's safe walker and crash-contained worker
-    pool), ``workers`` (pool size) and any ``MemorySystem`` keyword (``candidate_limit``...).
+    ``CatVectorSink(cat.memory.vectors.declarative)``), ``sink_mode`` (what the sink
+    receives: ``entities``, ``files``, ``none`` or ``auto``; see ``code_sink.SinkMode``),
+    ``repository_id`` (fixed id for the indexed repository; default derived from its path),
+    ``max_file_bytes``, ``walker`` / ``extractor`` (defaults: the extraction package's safe
+    walker and crash-contained worker pool), ``workers`` (pool size) and any ``MemorySystem``
+    keyword (``candidate_limit``...).
     """
 
     query_prompt_template: str = CODE_QUERY_TEMPLATE
@@ -107,6 +109,7 @@ class CodeMemorySystem(MemorySystem):
         retry_delay: float = 1.0,
         *,
         vector_sink: VectorSink | None = None,
+        sink_mode: SinkMode | str = SinkMode.ENTITIES,
         repository_id: str | None = None,
         max_file_bytes: int = 1_000_000,
         walker: WalkerFn | None = None,
@@ -137,7 +140,9 @@ class CodeMemorySystem(MemorySystem):
         self._store.damage.listeners.append(lambda notice: self._recency.invalidate())
         self._walker = walker or default_walker
         self._extractor = extractor or default_extractor(workers)
-        self._sink = SinkSync(self._manifest, self._entity_payloads, vector_sink)
+        self.sink_mode = SinkMode(sink_mode)
+        self._sink = SinkSync(self._manifest, self._entity_payloads, vector_sink,
+                              mode=self._resolved_sink_mode, embed=self._dense.embed_documents)
         self.last_index_report: IndexReport | None = None
         self._recovery_told: Exception | None = None
         self._index_lock = threading.RLock()
@@ -233,7 +238,7 @@ class CodeMemorySystem(MemorySystem):
                             self, mid, metadata=meta),
                         delete=lambda mid: MemorySystem.delete_memory(self, mid),
                         get=lambda mid: MemorySystem.get_memory(self, mid),
-                        embed=self._dense.embed_documents)
+                        embed=self._index_vectors)
         return RepositoryIndexer(self._manifest, ops, repo_id=repo_id, root=root,
                                  extract=extract or self._extractor,
                                  max_file_bytes=self.max_file_bytes,
@@ -265,7 +270,11 @@ class CodeMemorySystem(MemorySystem):
             self._reembed(repo_id)
 
     def _reembed(self, repo_id: str) -> None:
-        """The embedder changed: re-embed every entity text (no re-parsing) for the sink."""
+        """The embedder changed: re-embed every entity text (no re-parsing) for the sink, or
+        drop the old vectors when nothing uses entity vectors (they are made when needed)."""
+        if not (self._dense_ranks() or self._sink.mode is SinkMode.ENTITIES):
+            self._manifest.clear_vectors(repo_id)
+            return
         rows = self._manifest.entities(repo_id)
         for start in range(0, len(rows), 512):
             chunk = rows[start:start + 512]
@@ -276,6 +285,19 @@ class CodeMemorySystem(MemorySystem):
                                         for r, v in zip(chunk, vectors, strict=True)])
 
     # -- the vector sink -------------------------------------------------------------------------
+    def _resolved_sink_mode(self) -> SinkMode:
+        """``auto``: nothing for an embedder that cannot rank code, one point per file else."""
+        if self.sink_mode is not SinkMode.AUTO:
+            return self.sink_mode
+        return SinkMode.FILES if self._dense.ranks() else SinkMode.NONE
+
+    def _index_vectors(self, texts: list[str]) -> Sequence[Any]:
+        """Entity vectors for the indexer, or ``None`` each when nothing would use them (the
+        dense ranking is off and the sink does not hold entities): no embedding cost then."""
+        if self._dense_ranks() or self._sink.mode is SinkMode.ENTITIES:
+            return list(self._dense.embed_documents(texts))
+        return [None] * len(texts)
+
     def attach_vector_sink(self, sink: VectorSink | None) -> None:
         """Use ``sink`` from now on (the glue re-attaches after the Cat replaced its memory)."""
         self._sink.attach(sink)

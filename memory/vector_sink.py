@@ -136,6 +136,10 @@ class VectorSink(Protocol):
 
     def status(self, repo_id: str) -> SinkStatus: ...
 
+    def space(self) -> tuple[int | None, str | None]: ...
+
+    def present(self, ids: Sequence[str]) -> int: ...
+
 
 class CatVectorSink:
     """Adapter from ``VectorSink`` to a Cat ``VectorMemoryCollection`` (or a look-alike).
@@ -197,6 +201,26 @@ class CatVectorSink:
         """Vector size, embedder alias and exact count of ``repo_id``'s points right now."""
         return SinkStatus(self._vector_size(), getattr(self.collection, "embedder_name", None),
                           self._count(repo_id))
+
+    def space(self) -> tuple[int | None, str | None]:
+        """The collection's vector size and embedder alias: no scan, whatever its size."""
+        return self._vector_size(), getattr(self.collection, "embedder_name", None)
+
+    def present(self, ids: Sequence[str]) -> int:
+        """How many of the point ids ``ids`` the collection holds (a lookup by id, no scan).
+
+        This is the cheap wipe check: a re-created or emptied collection has none of them,
+        at a cost that grows with ``len(ids)``, not with the collection.
+        """
+        ids = list(ids)
+        if not ids:
+            return 0
+        client = getattr(self.collection, "client", None)
+        if client is not None and hasattr(client, "retrieve"):
+            found = client.retrieve(collection_name=self.collection.collection_name, ids=ids,
+                                    with_payload=False, with_vectors=False)
+            return len(found)
+        return len(self.collection.get_points(ids) or [])
 
     def _vector_size(self) -> int | None:
         client = getattr(self.collection, "client", None)

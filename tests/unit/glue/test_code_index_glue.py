@@ -11,9 +11,10 @@ import threading
 import pytest
 
 from codemem import projects, recall, runtime
+from codemem.settings import CatMemory
 
 from ..memory.codebase.catlike import Document
-from .glue_support import make_cat
+from .glue_support import make_cat, settings_of
 
 
 def project_of(cat):
@@ -38,19 +39,58 @@ def wait_for_indexing():
             assert not project.indexer.is_alive()
 
 
+def code_points(declarative):
+    points, _ = declarative.get_all_points()
+    return sorted((p.payload["metadata"]["kind"], p.payload["metadata"]["qualified_name"])
+                  for p in points)
+
+
 def test_index_tool_indexes_in_the_background_and_reports_in_chat(tmp_path, repo):
-    cat, sent, declarative = make_cat(tmp_path, repo)
+    cat, sent, declarative = make_cat(tmp_path, repo,
+                                      settings={"cat_memory": CatMemory.entities.value})
     reply = runtime.start_indexing(cat)
     assert reply.startswith(f"Indexing `{repo}` started")
     wait_for_indexing()
     kind, summary = sent[-1]
     assert kind == "chat" and "2 indexed" in summary and "code entities" in summary
+    assert code_points(declarative) == [("function", "main"), ("function", "parse_iso")]
     points, _ = declarative.get_all_points()
-    names = sorted(p.payload["metadata"]["qualified_name"] for p in points)
-    assert names == ["main", "parse_iso"]
     assert all(p.payload["metadata"]["source"] for p in points)
     assert not (repo / ".codemem").exists()
     assert (tmp_path / "data" / "repositories").is_dir()
+
+
+def test_by_default_a_weak_embedder_puts_no_code_into_the_cats_memory(tmp_path, repo):
+    """The default (auto) with an embedder that cannot rank code (here the hashing one, like
+    the Cat's DumbEmbedder): the Cat's collection stays as it was, code search still works."""
+    cat, sent, declarative = make_cat(tmp_path, repo)
+    runtime.start_indexing(cat)
+    wait_for_indexing()
+    assert "2 indexed" in sent[-1][1]
+    assert code_points(declarative) == []
+    assert "parse_iso" in project_of(cat).code.candidates("parse an ISO date")[0].text
+
+
+def test_files_mode_puts_one_outline_per_file_and_switching_modes_cleans_up(tmp_path, repo):
+    cat, _, declarative = make_cat(tmp_path, repo,
+                                   settings={"cat_memory": CatMemory.files.value})
+    runtime.start_indexing(cat)
+    wait_for_indexing()
+    assert code_points(declarative) == [("file", "app.py"), ("file", "utils/dates.py")]
+    points, _ = declarative.get_all_points()
+    dates = next(p for p in points if p.payload["metadata"]["path"] == "utils/dates.py")
+    assert dates.payload["page_content"] == (
+        "File utils/dates.py: 1 definition\ndef parse_iso(text):")
+
+    settings_of(cat)["cat_memory"] = CatMemory.none.value  # the admin changes the setting
+    runtime.start_indexing(cat)
+    wait_for_indexing()
+    assert code_points(declarative) == []
+
+    settings_of(cat)["cat_memory"] = CatMemory.entities.value
+    runtime.start_indexing(cat)
+    wait_for_indexing()
+    assert code_points(declarative) == [("function", "main"), ("function", "parse_iso")]
 
 
 def test_a_second_request_while_indexing_is_refused_politely(tmp_path, repo, monkeypatch):
@@ -72,7 +112,8 @@ def test_bad_repository_settings_give_a_clear_message(tmp_path, path):
 
 
 def test_recall_split_keeps_code_out_of_ordinary_memories_and_formats_it(tmp_path, repo):
-    cat, _, declarative = make_cat(tmp_path, repo)
+    cat, _, declarative = make_cat(tmp_path, repo,
+                                   settings={"cat_memory": CatMemory.entities.value})
     runtime.start_indexing(cat)
     wait_for_indexing()
     recall.begin_turn()

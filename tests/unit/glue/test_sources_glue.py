@@ -17,6 +17,7 @@ from codemem import llm_port, projects, runtime, sources
 from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
 from codemem.llm_port import Meter
 from codemem.memory.scratchpad import Scratchpad
+from codemem.settings import CatMemory
 from codemem.task_context import TaskContext
 from codemem.turn import Turn
 
@@ -95,7 +96,13 @@ def test_index_list_status_and_search(setup):
     assert "[textkit 1.0 function] textkit.slugify (textkit/slug.py:1)" in found
     docs = projects.search(project, "are slugs lower-case and dash-joined?")
     assert "[documentation: other docs] other: Slugs" in docs
-    assert points_of(declarative, "src-pip-textkit")
+    # the default (auto) with a weak embedder: sources stay out of the Cat's memory too
+    assert points_of(declarative, "src-pip-textkit") == []
+    settings_of(cat)["cat_memory"] = CatMemory.files.value
+    index(cat)
+    files = {p.payload["metadata"]["qualified_name"]: p.payload["metadata"]["kind"]
+             for p in points_of(declarative, "src-pip-textkit")}
+    assert files["textkit/slug.py"] == "file" and set(files.values()) == {"file"}
 
 
 def test_the_generation_prompt_carries_the_library_api_and_a_wrong_call_is_caught(setup):
@@ -146,7 +153,13 @@ def test_chat_commands_add_list_and_remove_everywhere(setup, tmp_path):
     assert "overlaps" in sources.add_source(settings, data_dir, data_dir).answer
     assert sources.add_source(settings, data_dir, "nope/relative").settings_text is None
 
-    assert points_of(declarative, "src-pip-textkit")
+    # the default (auto) with a weak embedder: sources stay out of the Cat's memory too
+    assert points_of(declarative, "src-pip-textkit") == []
+    settings_of(cat)["cat_memory"] = CatMemory.files.value
+    index(cat)
+    files = {p.payload["metadata"]["qualified_name"]: p.payload["metadata"]["kind"]
+             for p in points_of(declarative, "src-pip-textkit")}
+    assert files["textkit/slug.py"] == "file" and set(files.values()) == {"file"}
     removed = sources.remove_source(settings, project, "textkit")
     assert removed.answer.startswith("Removed `pip:textkit`: ")
     assert removed.settings_text == f"{other}\npip:iniconfig"
@@ -191,4 +204,5 @@ def test_chat_turns_status_and_indexing_reach_the_sources(setup):
     assert any(t.startswith("Associative sources: 2 indexed in ") for t in summaries)
     assert any(line.startswith("- source `iniconfig` ")
                for line in runtime.status_report(cat).splitlines())
-    assert points_of(declarative, "src-pip-iniconfig")
+    assert project.code.count_memories({"repo_id": "src-pip-iniconfig"}) > 0
+    assert points_of(declarative, "src-pip-iniconfig") == []  # auto + weak embedder: none
