@@ -6,7 +6,7 @@ PYTHON ?= $(if $(PY310),$(PY310),python3)
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: venv venv-minilm test lint syntax310 unit integration bench clean zip
+.PHONY: venv venv-minilm test lint typecheck syntax310 unit integration bench clean zip
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ venv-minilm: .venv-minilm/.stamp
 
 lint: venv
 	$(VPY) -m ruff check .
+
+typecheck: venv
+	$(VPY) tests/check_types.py
 
 syntax310: venv
 	$(VPY) tests/check_py310.py
