@@ -8,6 +8,8 @@ This runs the parsers in the calling process. For untrusted repositories call it
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .decode import decode_source
 from .entities import INDEXED, FileExtraction, error, sha256_hex, skipped
 from .languages import GrammarUnavailable, detect_language
@@ -33,32 +35,37 @@ def extract_file(
     if python_engine not in PYTHON_ENGINES:
         raise ValueError(f"python_engine must be one of {PYTHON_ENGINES}, not {python_engine!r}")
     lang = language or detect_language(path_rel)
-    base = {"path": path_rel, "language": lang, "file_hash": sha256_hex(data), "size": len(data)}
+    # The fields every outcome shares; each return below states its own status on a copy.
+    head = FileExtraction(
+        path=path_rel, status="", language=lang, file_hash=sha256_hex(data), size=len(data)
+    )
     if lang is None:
-        return FileExtraction(status=skipped("unsupported_language"), **base)
+        return replace(head, status=skipped("unsupported_language"))
     if len(data) > limits.max_file_bytes:
         detail = f"{len(data)} bytes > limit {limits.max_file_bytes}"
-        return FileExtraction(status=skipped("too_large"), detail=detail, **base)
+        return replace(head, status=skipped("too_large"), detail=detail)
     decoded = decode_source(data, lang)
     if decoded.text is None:
         status = decoded.reason or error("decode")
-        return FileExtraction(status=status, detail=decoded.detail, **base)
+        return replace(head, status=status, detail=decoded.detail)
     text = decoded.text
-    base["encoding"] = decoded.encoding
+    head = replace(head, encoding=decoded.encoding)
     refused = precheck(text, lang, limits)
     if refused is not None:
-        return FileExtraction(status=refused[0], detail=refused[1], **base)
+        return replace(head, status=refused[0], detail=refused[1])
     try:
-        return _parse(path_rel, lang, text, python_engine, base)
+        return _parse(lang, text, python_engine, head)
     except GrammarUnavailable as exc:
-        return FileExtraction(status=error("grammar_unavailable"), detail=str(exc), **base)
+        return replace(head, status=error("grammar_unavailable"), detail=str(exc))
     except RecursionError:
-        return FileExtraction(status=error("too_deep"), detail="parser recursion limit", **base)
+        return replace(head, status=error("too_deep"), detail="parser recursion limit")
     except MemoryError:
-        return FileExtraction(status=error("out_of_memory"), **base)
+        return replace(head, status=error("out_of_memory"))
 
 
-def _parse(path: str, lang: str, text: str, engine: str, base: dict) -> FileExtraction:
+def _parse(lang: str, text: str, engine: str, head: FileExtraction) -> FileExtraction:
+    """Parse ``text``; ``head`` carries the fields shared by every outcome (path, hash, ...)."""
+    path = head.path
     if lang == "python" and engine == "libcst":
         import libcst
 
@@ -68,23 +75,23 @@ def _parse(path: str, lang: str, text: str, engine: str, base: dict) -> FileExtr
             entities, imports, lines = extract_python_cst(path, text)
         except libcst.ParserSyntaxError as exc:
             detail = f"line {exc.raw_line}: {str(exc).splitlines()[0]}"[:300]
-            return FileExtraction(status=error("syntax"), detail=detail, engine="libcst", **base)
-        return FileExtraction(
-            status=INDEXED, entities=entities, imports=imports, line_count=lines,
-            engine="libcst", **base,
+            return replace(head, status=error("syntax"), detail=detail, engine="libcst")
+        return replace(
+            head, status=INDEXED, entities=entities, imports=imports, line_count=lines,
+            engine="libcst",
         )
     if lang == "python":
         from .python_ts import extract_python_ts
 
         entities, imports, lines, broken = extract_python_ts(path, text)
-        return FileExtraction(
-            status=INDEXED, entities=entities, imports=imports, line_count=lines,
-            syntax_errors=broken, engine="treesitter", **base,
+        return replace(
+            head, status=INDEXED, entities=entities, imports=imports, line_count=lines,
+            syntax_errors=broken, engine="treesitter",
         )
     from .treesitter import extract_treesitter
 
     entities, lines, broken = extract_treesitter(path, lang, text)
-    return FileExtraction(
-        status=INDEXED, entities=entities, line_count=lines, syntax_errors=broken,
-        engine="treesitter", **base,
+    return replace(
+        head, status=INDEXED, entities=entities, line_count=lines, syntax_errors=broken,
+        engine="treesitter",
     )

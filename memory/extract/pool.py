@@ -21,14 +21,18 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from ..errors import BackendUnavailable
 from .entities import FileExtraction, error
 from .lifeline import launch
 from .safety import Limits
-from .wire import ChannelClosed, ChannelTimeout, FrameReader, write_frame
+from .wire import ChannelClosed, ChannelTimeout, FrameReader, WorkerSettings, write_frame
+
+if TYPE_CHECKING:  # typing only: Unpack is in typing from 3.11
+    from typing_extensions import Unpack
 
 _PLUGIN_ROOT = str(Path(__file__).resolve().parents[2])
 _WORKER_ALIAS = "_codemem_extract_worker"
@@ -68,7 +72,27 @@ class PoolConfig:
     batch_files: int = 64
     batch_bytes: int = 2 << 20
     memory_limit: int | None = 2 << 30
-    test_faults: dict | None = None
+    test_faults: dict[str, str] | None = None
+
+
+class PoolOverrides(TypedDict, total=False):
+    """Keyword overrides of ``ExtractionPool(...)``: any ``PoolConfig`` field."""
+
+    workers: int
+    python_engine: str
+    limits: Limits
+    file_timeout: float
+    startup_timeout: float
+    batch_files: int
+    batch_bytes: int
+    memory_limit: int | None
+    test_faults: dict[str, str] | None
+
+
+#: A batch of ``(path_rel, bytes)`` for one worker; None tells a slot thread to stop.
+_Batch = list[tuple[str, bytes]] | None
+#: What a slot thread reports: a result, the exception that stopped it, or None when done.
+_Outcome = FileExtraction | BaseException | None
 
 
 class _Worker:
@@ -88,7 +112,7 @@ class _Worker:
         ))
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.reader = FrameReader(self.proc.stdout.fileno())
-        settings = {
+        settings: WorkerSettings = {
             "engine": config.python_engine,
             "limits": asdict(config.limits),
             "memory_limit": config.memory_limit,
@@ -160,9 +184,10 @@ class ExtractionPool:
     input order). One ``extract`` call at a time per pool.
     """
 
-    def __init__(self, config: PoolConfig | None = None, **overrides: object) -> None:
-        base = config or PoolConfig()
-        self.config = PoolConfig(**{**asdict_shallow(base), **overrides})
+    def __init__(
+        self, config: PoolConfig | None = None, **overrides: Unpack[PoolOverrides]
+    ) -> None:
+        self.config = replace(config or PoolConfig(), **overrides)
         if self.config.workers < 1:
             raise ValueError("an ExtractionPool needs at least one worker")
         self.stats = PoolStats()
@@ -200,8 +225,8 @@ class ExtractionPool:
             yield from self._run(items)
 
     def _run(self, items: Iterable[tuple[str, bytes]]) -> Iterator[FileExtraction]:
-        batches: queue.Queue = queue.Queue(maxsize=self.config.workers * 2)
-        results: queue.Queue = queue.Queue()
+        batches: queue.Queue[_Batch] = queue.Queue(maxsize=self.config.workers * 2)
+        results: queue.Queue[_Outcome] = queue.Queue()
         feeder = threading.Thread(target=self._feed, args=(items, batches, results), daemon=True)
         slots = [
             threading.Thread(target=self._serve, args=(i, batches, results), daemon=True)
@@ -222,7 +247,12 @@ class ExtractionPool:
                 yield item
         feeder.join()
 
-    def _feed(self, items: Iterable, batches: queue.Queue, results: queue.Queue) -> None:
+    def _feed(
+        self,
+        items: Iterable[tuple[str, bytes]],
+        batches: queue.Queue[_Batch],
+        results: queue.Queue[_Outcome],
+    ) -> None:
         batch: list[tuple[str, bytes]] = []
         size = 0
         try:
@@ -240,7 +270,9 @@ class ExtractionPool:
             for _ in range(self.config.workers):
                 batches.put(None)
 
-    def _serve(self, slot: int, batches: queue.Queue, results: queue.Queue) -> None:
+    def _serve(
+        self, slot: int, batches: queue.Queue[_Batch], results: queue.Queue[_Outcome]
+    ) -> None:
         try:
             while True:
                 batch = batches.get()
@@ -270,7 +302,9 @@ class ExtractionPool:
             self._workers[slot] = worker
         return worker
 
-    def _run_batch(self, slot: int, batch: list[tuple[str, bytes]], results: queue.Queue) -> None:
+    def _run_batch(
+        self, slot: int, batch: list[tuple[str, bytes]], results: queue.Queue[_Outcome]
+    ) -> None:
         remaining = batch
         while remaining:
             worker = self._worker(slot)
@@ -314,7 +348,3 @@ def _failed(path: str, data: bytes, status: str, detail: str) -> FileExtraction:
         file_hash=sha256_hex(data), size=len(data),
     )
 
-
-def asdict_shallow(config: PoolConfig) -> dict:
-    """Field values of a config without deep-copying nested dataclasses."""
-    return {name: getattr(config, name) for name in config.__dataclass_fields__}

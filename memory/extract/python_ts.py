@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .entities import CodeEntity
 from .languages import get_language, get_parser
 from .pycommon import CONSTANT_NAMES, LineIndex, RawDef, build_entities, format_import
+
+if TYPE_CHECKING:  # typing only: tree-sitter is imported lazily, where a parse needs it
+    from tree_sitter import Node, Query
 
 _DEFS = frozenset({"function_definition", "class_definition"})
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
@@ -48,14 +51,14 @@ _NAMES_QUERY = """
 """
 _PURE_CHAIN = re.compile(r"[^\W\d]\w*(?:\s*\.\s*[^\W\d]\w*)*\Z")
 _WHITESPACE = re.compile(r"\s+")
-_query_cache: list[Any] = []
+_query_cache: list[Query] = []
 
 
-def _text(data: bytes, node: Any) -> str:
+def _text(data: bytes, node: Node) -> str:
     return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
-def _dotted(node: Any, data: bytes) -> str | None:
+def _dotted(node: Node, data: bytes) -> str | None:
     """``a.b.c`` for an attribute chain over an identifier, else None."""
     parts = []
     while node.type == "attribute":
@@ -63,16 +66,17 @@ def _dotted(node: Any, data: bytes) -> str | None:
         if attr is None:
             return None
         parts.append(_text(data, attr))
-        node = node.child_by_field_name("object")
-        if node is None:
+        obj = node.child_by_field_name("object")
+        if obj is None:
             return None
+        node = obj
     if node.type == "identifier":
         parts.append(_text(data, node))
         return ".".join(reversed(parts))
     return None
 
 
-def _code_end_line(node: Any) -> int:
+def _code_end_line(node: Node) -> int:
     """1-based line of the last non-comment token inside ``node``."""
     current = node
     while current.child_count:
@@ -86,7 +90,7 @@ def _code_end_line(node: Any) -> int:
     return current.end_point[0] + 1
 
 
-def _decorator_text(data: bytes, decorator: Any) -> str:
+def _decorator_text(data: bytes, decorator: Node) -> str:
     """The decorator expression without ``@`` and without a trailing comment."""
     expressions = [c for c in decorator.named_children if c.type != "comment"]
     if not expressions:
@@ -94,7 +98,7 @@ def _decorator_text(data: bytes, decorator: Any) -> str:
     return data[expressions[0].start_byte:expressions[-1].end_byte].decode("utf-8", "replace")
 
 
-def _doc_literal(body: Any, data: bytes) -> str | None:
+def _doc_literal(body: Node | None, data: bytes) -> str | None:
     if body is None:
         return None
     for child in body.named_children:
@@ -108,11 +112,10 @@ def _doc_literal(body: Any, data: bytes) -> str | None:
     return None
 
 
-def _import_names(node: Any, data: bytes) -> list[str]:
-    def name_of(child: Any) -> str | None:
-        if child.type == "aliased_import":
-            child = child.child_by_field_name("name")
-        return _text(data, child) if child is not None and child.type == "dotted_name" else None
+def _import_names(node: Node, data: bytes) -> list[str]:
+    def name_of(child: Node) -> str | None:
+        named = child.child_by_field_name("name") if child.type == "aliased_import" else child
+        return _text(data, named) if named is not None and named.type == "dotted_name" else None
 
     if node.type == "import_statement":
         return [n for n in map(name_of, node.named_children) if n]
@@ -140,8 +143,8 @@ class _Walker:
         self.imports: list[str] = []
         self.spans: list[tuple[int, int, RawDef]] = []
 
-    def run(self, root: Any) -> None:
-        stack: list[tuple[Any, RawDef | None]] = [(root, None)]
+    def run(self, root: Node) -> None:
+        stack: list[tuple[Node, RawDef | None]] = [(root, None)]
         while stack:
             node, frame = stack.pop()
             kind = node.type
@@ -157,15 +160,18 @@ class _Walker:
             if kind in _MODULE_LEVEL:
                 stack.extend((c, frame) for c in reversed(node.named_children))
 
-    def _open(self, node: Any, frame: RawDef | None, stack: list) -> None:
+    def _open(
+        self, node: Node, frame: RawDef | None, stack: list[tuple[Node, RawDef | None]]
+    ) -> None:
         data = self.data
         outer = node
-        decorators: list[Any] = []
+        decorators: list[Node] = []
         if node.type == "decorated_definition":
             decorators = [c for c in node.named_children if c.type == "decorator"]
-            node = node.child_by_field_name("definition")
-            if node is None:
+            definition = node.child_by_field_name("definition")
+            if definition is None:
                 return
+            node = definition
         name = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         if name is None or body is None:
@@ -209,7 +215,7 @@ def extract_python_ts(
     return entities, imports, index.line_count, tree.root_node.has_error
 
 
-def _names_query() -> Any:
+def _names_query() -> Query:
     if not _query_cache:
         import tree_sitter
 
@@ -235,7 +241,7 @@ def _owner_sweep(spans: list[tuple[int, int, RawDef]], events: list[tuple[int, s
             (target.calls if kind == "call" else target.references).add(name)
 
 
-def _collect_names(root: Any, data: bytes, spans: list[tuple[int, int, RawDef]]) -> None:
+def _collect_names(root: Node, data: bytes, spans: list[tuple[int, int, RawDef]]) -> None:
     """Names each definition references or calls, found with one C-level query.
 
     An attribute chain over a name (``a.b.c``) counts once, as the whole chain; parameter,

@@ -286,7 +286,7 @@ def _odd_name(entry: os.DirEntry[str], rel: str) -> FileEntry | None:
 
 
 def _classify(
-    entry: os.DirEntry, rel: str, ignores: IgnoreStack, options: WalkOptions, dir_fd: int
+    entry: os.DirEntry[str], rel: str, ignores: IgnoreStack, options: WalkOptions, dir_fd: int
 ) -> FileEntry | None:
     """The entry's status, or None for a directory to descend into."""
     try:
@@ -300,25 +300,35 @@ def _classify(
         return _classify_dir(entry.name, rel, ignores, options, dir_fd)
     if not stat.S_ISREG(mode):
         return FileEntry(rel, "skipped:not_regular", _special_kind(mode))
-    base = {"size": st.st_size, "mtime": st.st_mtime}
+    return _classify_file(rel, st, ignores, options)
+
+
+def _classify_file(
+    rel: str, st: os.stat_result, ignores: IgnoreStack, options: WalkOptions
+) -> FileEntry:
+    """The status of a regular file (``st`` is its stat), with its size and mtime."""
+
+    def entry(status: str, reason: str = "", language: str | None = None) -> FileEntry:
+        return FileEntry(rel, status, reason, size=st.st_size, mtime=st.st_mtime,
+                         language=language)
+
     if options.respect_gitignore and ignores.is_ignored(rel, is_dir=False):
-        return FileEntry(rel, "skipped:ignored", ".gitignore", **base)
+        return entry("skipped:ignored", ".gitignore")
     if options.exclude and _matches(options.exclude, rel):
-        return FileEntry(rel, "skipped:excluded", "exclude pattern", **base)
+        return entry("skipped:excluded", "exclude pattern")
     if options.include and not _matches(options.include, rel):
-        return FileEntry(rel, "skipped:not_included", "no include pattern matches", **base)
+        return entry("skipped:not_included", "no include pattern matches")
     language = detect_language(rel)
     if language is None:
-        return FileEntry(rel, "skipped:unsupported_language", **base)
+        return entry("skipped:unsupported_language")
     if options.languages is not None and language not in options.languages:
-        return FileEntry(rel, "skipped:language_filtered", language, language=language, **base)
+        return entry("skipped:language_filtered", language, language)
     if st.st_size > options.max_file_bytes:
-        reason = f"{st.st_size} bytes > {options.max_file_bytes}"
-        return FileEntry(rel, "skipped:too_large", reason, language=language, **base)
+        return entry("skipped:too_large", f"{st.st_size} bytes > {options.max_file_bytes}",
+                     language)
     if options.skip_hardlinks and st.st_nlink > 1:
-        reason = f"{st.st_nlink} hard links"
-        return FileEntry(rel, "skipped:hardlink", reason, language=language, **base)
-    return FileEntry(rel, OK, language=language, **base)
+        return entry("skipped:hardlink", f"{st.st_nlink} hard links", language)
+    return entry(OK, language=language)
 
 
 def is_virtualenv(parent_fd: int, name: str) -> bool:

@@ -10,10 +10,19 @@ import os
 import select
 import struct
 import time
-from typing import BinaryIO
+from typing import IO, TypedDict
 
 HEADER = struct.Struct("!Q")
 MAX_FRAME = 1 << 31
+
+
+class WorkerSettings(TypedDict):
+    """The first frame the host sends a worker (a pickle): how to parse."""
+
+    engine: str
+    limits: dict[str, int]  # ``dataclasses.asdict`` of a ``safety.Limits``
+    memory_limit: int | None
+    test_faults: dict[str, str] | None
 
 
 class ChannelClosed(EOFError):
@@ -24,14 +33,14 @@ class ChannelTimeout(TimeoutError):
     """No complete frame arrived before the deadline."""
 
 
-def write_frame(stream: BinaryIO, payload: bytes) -> None:
+def write_frame(stream: IO[bytes], payload: bytes) -> None:
     """Write one frame and flush."""
     stream.write(HEADER.pack(len(payload)))
     stream.write(payload)
     stream.flush()
 
 
-def read_frame_blocking(stream: BinaryIO) -> bytes | None:
+def read_frame_blocking(stream: IO[bytes]) -> bytes | None:
     """Read one frame (worker side); None at end of input."""
     header = stream.read(HEADER.size)
     if len(header) < HEADER.size:

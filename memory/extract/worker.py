@@ -19,7 +19,7 @@ from .api import extract_file
 from .entities import FileExtraction
 from .lifeline import die_with_parent
 from .safety import Limits
-from .wire import read_frame_blocking, write_frame
+from .wire import WorkerSettings, read_frame_blocking, write_frame
 
 READY = b'{"ready": true}'
 
@@ -35,7 +35,7 @@ def _apply_memory_limit(limit: int | None) -> None:
         pass
 
 
-def _test_hook(config: dict, path: str) -> None:
+def _test_hook(config: WorkerSettings, path: str) -> None:
     """Test-only faults, enabled only by the host's ``_test_faults`` option."""
     faults = config.get("test_faults") or {}
     if faults.get("crash") and faults["crash"] in path:
@@ -54,7 +54,7 @@ def _warm_up(engine: str) -> None:
         import libcst  # noqa: F401
 
 
-def _one(config: dict, limits: Limits, path: str, data: bytes) -> bytes:
+def _one(config: WorkerSettings, limits: Limits, path: str, data: bytes) -> bytes:
     _test_hook(config, path)
     try:
         result = extract_file(path, data, python_engine=config["engine"], limits=limits)
@@ -73,7 +73,7 @@ def main() -> None:
     raw = read_frame_blocking(stdin)
     if raw is None:
         return
-    config = pickle.loads(raw)
+    config: WorkerSettings = pickle.loads(raw)  # from the host, which the worker trusts
     limit_names = {f.name for f in fields(Limits)}
     limits = Limits(**{k: v for k, v in config.get("limits", {}).items() if k in limit_names})
     _apply_memory_limit(config.get("memory_limit"))

@@ -207,7 +207,8 @@ class ApiTable:
             return None
         init = fact.methods.get("__init__")
         if init is not None:
-            return _checkable(init)[1:] if _checkable(init) else None
+            params = _checkable(init)
+            return params[1:] if params else None
         bases = self._bases(cls, depth)
         if not bases:
             return ()

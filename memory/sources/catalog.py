@@ -94,7 +94,7 @@ class SourceCatalog:
             except sqlite3.Error as err:
                 raise StoreError(f"source catalog: {err}") from err
 
-    def _write(self, fn: Callable[[sqlite3.Connection], None]) -> None:
+    def _write(self, fn: Callable[[sqlite3.Connection], object]) -> None:
         def run(conn: sqlite3.Connection) -> None:
             conn.execute("BEGIN IMMEDIATE")
             try:

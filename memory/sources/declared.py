@@ -129,14 +129,14 @@ def _pyproject(root: str, notes: list[str]) -> list[PipSource]:
     return out
 
 
-def _pep621(data: dict) -> Iterator[str]:
+def _pep621(data: dict[str, object]) -> Iterator[str]:
     project = data.get("project")
     deps = project.get("dependencies") if isinstance(project, dict) else None
     if isinstance(deps, list):
         yield from (d for d in deps if isinstance(d, str))
 
 
-def _poetry(data: dict) -> Iterator[str]:
+def _poetry(data: dict[str, object]) -> Iterator[str]:
     tool = data.get("tool")
     poetry = tool.get("poetry") if isinstance(tool, dict) else None
     deps = poetry.get("dependencies") if isinstance(poetry, dict) else None

@@ -159,8 +159,8 @@ def download(source: PipSource, index: PackageIndex, cache_dir: str,
             os.unlink(temp)
     record = {"name": source.name, "version": candidate.version, "archive": stem + ".zip",
               "file": candidate.file.filename, "sha256": sha}
-    with open(os.path.join(cache_dir, stem + ".json"), "w", encoding="utf-8") as handle:
-        json.dump(record, handle)
+    with open(os.path.join(cache_dir, stem + ".json"), "w", encoding="utf-8") as out:
+        json.dump(record, out)
     return target, candidate.version
 
 

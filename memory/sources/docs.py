@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.parser import HeaderParser
 from pathlib import PurePosixPath
 
@@ -57,16 +57,17 @@ def docs_language(path: str) -> str | None:
 def extract_docs(path: str, data: bytes, max_bytes: int) -> FileExtraction:
     """The sections of one documentation file, as a ``FileExtraction`` like the code parsers'."""
     language = docs_language(path)
-    base = {"path": path, "file_hash": sha256_hex(data), "size": len(data)}
+    # The fields every outcome shares; each return below states its own status on a copy.
+    head = FileExtraction(path=path, status="", file_hash=sha256_hex(data), size=len(data))
     if language is None:
-        return FileExtraction(status=skipped("unsupported_language"), **base)
+        return replace(head, status=skipped("unsupported_language"))
     if len(data) > max_bytes:
-        return FileExtraction(status=skipped("too_large"), language=language,
-                              detail=f"{len(data)} bytes > limit {max_bytes}", **base)
+        return replace(head, status=skipped("too_large"), language=language,
+                       detail=f"{len(data)} bytes > limit {max_bytes}")
     decoded = decode_source(data, language)
     if decoded.text is None:
-        return FileExtraction(status=decoded.reason or "error:decode", language=language,
-                              detail=decoded.detail, **base)
+        return replace(head, status=decoded.reason or "error:decode", language=language,
+                       detail=decoded.detail)
     text = decoded.text.replace("\r\n", "\n").replace("\r", "\n")
     intro = PurePosixPath(path).name
     if language == "metadata":
@@ -75,15 +76,16 @@ def extract_docs(path: str, data: bytes, max_bytes: int) -> FileExtraction:
     lines = text.split("\n")
     headings = (markdown_headings(lines) if language == MARKDOWN else rest_headings(lines))
     entities = tuple(sections(path, language, lines, headings, intro))[:MAX_SECTIONS]
-    return FileExtraction(status=INDEXED, language=language, entities=entities,
-                          line_count=len(lines), engine="docs", **base)
+    return replace(head, status=INDEXED, language=language, entities=entities,
+                   line_count=len(lines), engine="docs")
 
 
 def package_description(text: str) -> tuple[str, str]:
     """The long description of a ``METADATA``/``PKG-INFO`` file and its markup language."""
     head, _, body = text.partition("\n\n")
     headers = HeaderParser().parsestr(head + "\n\n")
-    body = body or (headers.get_payload() or "")
+    payload = headers.get_payload()  # the text after the headers: a HeaderParser never splits it
+    body = body or (payload if isinstance(payload, str) else "")
     if not body.strip():
         body = str(headers.get("Description", "") or "")
     summary = str(headers.get("Summary", "") or "").strip()

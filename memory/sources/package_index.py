@@ -229,7 +229,9 @@ def _json_files(body: bytes, page: str) -> list[IndexFile]:
     for item in data.get("files", []) if isinstance(data, dict) else []:
         if not isinstance(item, dict) or not item.get("filename") or not item.get("url"):
             continue
-        hashes = item.get("hashes") if isinstance(item.get("hashes"), dict) else {}
+        hashes = item.get("hashes")
+        if not isinstance(hashes, dict):
+            hashes = {}
         out.append(IndexFile(str(item["filename"]), urllib.parse.urljoin(page, item["url"]),
                              str(hashes.get("sha256", "")), bool(item.get("yanked")),
                              str(item.get("requires-python") or "")))

@@ -87,7 +87,7 @@ def _slug(text: str) -> str:
 
 def split_items(text: str) -> list[str]:
     """Items of the setting: one per line, commas also accepted; ``#`` starts a comment."""
-    items = []
+    items: list[str] = []
     for line in str(text or "").splitlines():
         line = line.split(" #", 1)[0].strip()
         if line.startswith("#"):
