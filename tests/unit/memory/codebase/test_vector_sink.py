@@ -40,7 +40,8 @@ def qdrant():
     client.close()
 
 
-def test_round_trip_wipe_repush_delete(tmp_path, pool, qdrant):
+def _indexed_sample(tmp_path, pool, qdrant):
+    """A sample repository indexed into a Cat-like collection that also holds a chat memory."""
     repo = tmp_path / "repo"
     write_tree(repo)
     collection = CatLikeCollection(qdrant, "declarative", "HashingEmbedder", DIM)
@@ -49,7 +50,11 @@ def test_round_trip_wipe_repush_delete(tmp_path, pool, qdrant):
     system = make_system(tmp_path, pool, vector_sink=CatVectorSink(collection, batch_size=3),
                          repository_id="sample")
     ids = system.index_repository(str(repo))
+    return repo, collection, system, ids
 
+
+def test_round_trip_payload_and_recall(tmp_path, pool, qdrant):
+    _repo, collection, system, ids = _indexed_sample(tmp_path, pool, qdrant)
     points = _code_points(collection, "sample")
     assert len(points) == len(ids)
     login = next(m for m in system.list_memories({"qualified_name": "login"}))
@@ -74,6 +79,12 @@ def test_round_trip_wipe_repush_delete(tmp_path, pool, qdrant):
         [float(x) for x in vector], metadata={MARKER_KEY: True, "repo_id": "sample"}, k=3)
     assert hits[0][0].metadata["qualified_name"] == "login" and str(hits[0][3]) == pid
     assert all(is_code_point(doc.metadata) for doc, *_ in hits)
+    system.close()
+
+
+def test_wipe_repush_repair_delete_rename(tmp_path, pool, qdrant):
+    repo, _collection, system, ids = _indexed_sample(tmp_path, pool, qdrant)
+    pid = point_id("sample", "api/auth.py", "login")
 
     # the collection is wiped and re-created (what the Cat does on an embedder change)
     qdrant.delete_collection("declarative")
