@@ -10,9 +10,12 @@ from __future__ import annotations
 import importlib
 import threading
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import BackendUnavailable
+
+if TYPE_CHECKING:  # typing only: tree-sitter is imported on first use
+    from tree_sitter import Language, Parser
 
 EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",
@@ -56,8 +59,8 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
 }
 
 _lock = threading.Lock()
-_languages: dict[str, Any] = {}
-_parsers: dict[tuple[str, int], Any] = {}
+_languages: dict[str, Language] = {}
+_parsers: dict[tuple[str, int], Parser] = {}
 
 
 class GrammarUnavailable(BackendUnavailable):
@@ -72,7 +75,7 @@ def detect_language(path: str) -> str | None:
     return EXTENSIONS.get(pure.suffix.lower())
 
 
-def get_language(lang: str) -> Any:
+def get_language(lang: str) -> Language:
     """The cached ``tree_sitter.Language`` for ``lang``; raises ``GrammarUnavailable``."""
     cached = _languages.get(lang)
     if cached is not None:
@@ -81,7 +84,8 @@ def get_language(lang: str) -> Any:
         raise GrammarUnavailable(f"no tree-sitter grammar is known for language {lang!r}")
     module_name, func_name = _GRAMMARS[lang]
     try:
-        tree_sitter = importlib.import_module("tree_sitter")
+        import tree_sitter
+
         grammar = importlib.import_module(module_name)
         language = tree_sitter.Language(getattr(grammar, func_name)())
     except (ImportError, AttributeError, ValueError, TypeError) as exc:
@@ -93,13 +97,15 @@ def get_language(lang: str) -> Any:
     return _languages[lang]
 
 
-def get_parser(lang: str) -> Any:
+def get_parser(lang: str) -> Parser:
     """A cached ``tree_sitter.Parser`` for ``lang``, one per thread (parsers are not shareable)."""
     key = (lang, threading.get_ident())
     parser = _parsers.get(key)
     if parser is None:
         language = get_language(lang)
-        parser = importlib.import_module("tree_sitter").Parser(language)
+        import tree_sitter
+
+        parser = tree_sitter.Parser(language)
         with _lock:
             _parsers[key] = parser
     return parser

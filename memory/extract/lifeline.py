@@ -18,24 +18,20 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 PR_SET_PDEATHSIG = 1
 T = TypeVar("T")
 
-_requests: queue.Queue[tuple[Callable[[], Any], queue.Queue[tuple[Any, BaseException | None]]]]
-_requests = queue.Queue()
+#: Jobs for the launcher thread; each one records its own outcome for the caller waiting on it.
+_requests: queue.Queue[Callable[[], None]] = queue.Queue()
 _launcher: threading.Thread | None = None
 _launcher_guard = threading.Lock()
 
 
 def _serve() -> None:
     while True:
-        start, reply = _requests.get()
-        try:
-            reply.put((start(), None))
-        except BaseException as err:  # noqa: BLE001 - handed back to the caller's thread
-            reply.put((None, err))
+        _requests.get()()
 
 
 def launch(start: Callable[[], T]) -> T:
@@ -45,12 +41,23 @@ def launch(start: Callable[[], T]) -> T:
         if _launcher is None or not _launcher.is_alive():
             _launcher = threading.Thread(target=_serve, name="codemem-launcher", daemon=True)
             _launcher.start()
-    reply: queue.Queue[tuple[Any, BaseException | None]] = queue.Queue(maxsize=1)
-    _requests.put((start, reply))
-    value, error = reply.get()
-    if error is not None:
-        raise error
-    return value  # type: ignore[no-any-return]
+    values: list[T] = []
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def job() -> None:
+        try:
+            values.append(start())
+        except BaseException as err:  # noqa: BLE001 - handed back to the caller's thread
+            errors.append(err)
+        finally:
+            done.set()
+
+    _requests.put(job)
+    done.wait()
+    if errors:
+        raise errors[0]
+    return values[0]
 
 
 def die_with_parent(parent_pid: int) -> None:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .entities import CodeEntity, sha256_hex
 from .languages import get_language, get_parser
 from .pycommon import LineIndex
 from .ts_specs import CONSTRUCTOR_NAMES, LEADING_SIBLINGS, SPECS, WRAPPERS, Rule
 
+if TYPE_CHECKING:  # typing only: tree-sitter is imported lazily, where a parse needs it
+    from tree_sitter import Node, Query
+
 _MAX_SIGNATURE = 400
-_queries: dict[str, Any] = {}
+_queries: dict[str, Query] = {}
 _lock = threading.Lock()
 _JS_FUNCTIONS = frozenset({
     "arrow_function", "function_expression", "function", "generator_function",
@@ -35,7 +38,7 @@ class _Named:
 
     name: str
     scope: tuple[str, ...] = ()
-    body: Any = None
+    body: Node | None = None
     kind: str | None = None
 
 
@@ -49,25 +52,25 @@ class _Frame:
     name: str
 
 
-def _text(data: bytes, node: Any) -> str:
+def _text(data: bytes, node: Node) -> str:
     return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
-def _field_text(data: bytes, node: Any, field: str) -> str | None:
+def _field_text(data: bytes, node: Node, field: str) -> str | None:
     child = node.child_by_field_name(field)
     return _text(data, child) if child is not None else None
 
 
-def _by_field(node: Any, data: bytes) -> _Named | None:
+def _by_field(node: Node, data: bytes) -> _Named | None:
     name = _field_text(data, node, "name")
     return _Named(name) if name else None
 
 
-def _optional_name(node: Any, data: bytes) -> _Named:
+def _optional_name(node: Node, data: bytes) -> _Named:
     return _Named(_field_text(data, node, "name") or "<anonymous>")
 
 
-def _js_declarator(node: Any, data: bytes) -> _Named | None:
+def _js_declarator(node: Node, data: bytes) -> _Named | None:
     value = node.child_by_field_name("value")
     name = node.child_by_field_name("name")
     if value is None or name is None or value.type not in _JS_FUNCTIONS:
@@ -77,7 +80,7 @@ def _js_declarator(node: Any, data: bytes) -> _Named | None:
     return _Named(_text(data, name), body=value.child_by_field_name("body"))
 
 
-def _js_field(node: Any, data: bytes) -> _Named | None:
+def _js_field(node: Node, data: bytes) -> _Named | None:
     value = node.child_by_field_name("value")
     prop = node.child_by_field_name("property")
     if value is None or prop is None or value.type not in _JS_FUNCTIONS:
@@ -92,7 +95,7 @@ def _split_scope(text: str) -> tuple[str, tuple[str, ...]]:
     return parts[-1], tuple(parts[:-1])
 
 
-def _c_declarator(node: Any, data: bytes) -> _Named | None:
+def _c_declarator(node: Node, data: bytes) -> _Named | None:
     current = node.child_by_field_name("declarator")
     for _ in range(64):  # declarators nest a handful of levels; bound the loop anyway
         if current is None:
@@ -108,7 +111,7 @@ def _c_declarator(node: Any, data: bytes) -> _Named | None:
     return None
 
 
-def _c_tag(node: Any, data: bytes) -> _Named | None:
+def _c_tag(node: Node, data: bytes) -> _Named | None:
     if node.child_by_field_name("body") is None:
         return None  # a use (``struct item *p``), not a definition
     name = _field_text(data, node, "name")
@@ -120,7 +123,7 @@ def _c_tag(node: Any, data: bytes) -> _Named | None:
     return _Named("<anonymous>")
 
 
-def _c_typedef(node: Any, data: bytes) -> _Named | None:
+def _c_typedef(node: Node, data: bytes) -> _Named | None:
     inner = node.child_by_field_name("type")
     declarator = node.child_by_field_name("declarator")
     if inner is None or declarator is None or inner.child_by_field_name("body") is None:
@@ -130,7 +133,7 @@ def _c_typedef(node: Any, data: bytes) -> _Named | None:
     return _Named(_text(data, declarator), body=inner.child_by_field_name("body"))
 
 
-def _type_name(node: Any, data: bytes) -> str | None:
+def _type_name(node: Node, data: bytes) -> str | None:
     stack = [node]
     while stack:
         current = stack.pop()
@@ -140,7 +143,7 @@ def _type_name(node: Any, data: bytes) -> str | None:
     return None
 
 
-def _go_method(node: Any, data: bytes) -> _Named | None:
+def _go_method(node: Node, data: bytes) -> _Named | None:
     name = _field_text(data, node, "name")
     receiver = node.child_by_field_name("receiver")
     if not name:
@@ -152,7 +155,7 @@ def _go_method(node: Any, data: bytes) -> _Named | None:
 _GO_KINDS = {"struct_type": "struct", "interface_type": "interface"}
 
 
-def _go_type(node: Any, data: bytes) -> _Named | None:
+def _go_type(node: Node, data: bytes) -> _Named | None:
     name = _field_text(data, node, "name")
     target = node.child_by_field_name("type")
     if not name:
@@ -160,26 +163,27 @@ def _go_type(node: Any, data: bytes) -> _Named | None:
     return _Named(name, kind=_GO_KINDS.get(target.type if target is not None else "", "type"))
 
 
-def _rust_impl(node: Any, data: bytes) -> _Named | None:
+def _rust_impl(node: Node, data: bytes) -> _Named | None:
     target = node.child_by_field_name("type")
     if target is None:
         return None
-    while target.type in ("generic_type", "scoped_type_identifier") and target.child_by_field_name(
-        "type" if target.type == "generic_type" else "name"
-    ):
-        target = target.child_by_field_name("type" if target.type == "generic_type" else "name")
+    while target.type in ("generic_type", "scoped_type_identifier"):
+        inner = target.child_by_field_name("type" if target.type == "generic_type" else "name")
+        if inner is None:
+            break
+        target = inner
     return _Named(_text(data, target))
 
 
-def _rust_mod(node: Any, data: bytes) -> _Named | None:
+def _rust_mod(node: Node, data: bytes) -> _Named | None:
     return _by_field(node, data) if node.child_by_field_name("body") is not None else None
 
 
-def _php_namespace(node: Any, data: bytes) -> _Named | None:
+def _php_namespace(node: Node, data: bytes) -> _Named | None:
     return _by_field(node, data) if node.child_by_field_name("body") is not None else None
 
 
-_RESOLVERS: dict[str, Callable[[Any, bytes], _Named | None]] = {
+_RESOLVERS: dict[str, Callable[[Node, bytes], _Named | None]] = {
     "name": _by_field,
     "optional_name": _optional_name,
     "js_declarator": _js_declarator,
@@ -195,7 +199,7 @@ _RESOLVERS: dict[str, Callable[[Any, bytes], _Named | None]] = {
 }
 
 
-def _query(lang: str) -> Any:
+def _query(lang: str) -> Query:
     """The cached capture-everything query of a language (invalid node types are dropped)."""
     cached = _queries.get(lang)
     if cached is not None:
@@ -216,7 +220,7 @@ def _query(lang: str) -> Any:
     return _queries[lang]
 
 
-def _outer(node: Any, lang: str) -> tuple[Any, Any]:
+def _outer(node: Node, lang: str) -> tuple[Node, Node]:
     """(span start node, signature start node): wrappers and leading attributes included."""
     wrappers = WRAPPERS.get(lang, frozenset())
     outer = node
@@ -236,7 +240,7 @@ def _outer(node: Any, lang: str) -> tuple[Any, Any]:
     return first, outer
 
 
-def _signature(data: bytes, start: Any, node: Any, rule: Rule, body: Any) -> str:
+def _signature(data: bytes, start: Node, node: Node, rule: Rule, body: Node | None) -> str:
     if body is None:
         for field_name in rule.body:
             body = node.child_by_field_name(field_name)

@@ -163,12 +163,12 @@ def _facts(blob: str | None) -> ModuleFact | None:
     if not blob:
         return None
     try:
-        data: Any = json.loads(blob)
+        data: Any = json.loads(blob)  # JSON written by replace_files; from_dict checks it
         return ModuleFact.from_dict(data)
     except (ValueError, KeyError, TypeError):
         return None  # a damaged row reads as "unknown": the next run rewrites it
 
 
-def _file(row: Sequence[Any]) -> FileFacts:
+def _file(row: Sequence[Any]) -> FileFacts:  # an sqlite3 row: its columns are untyped
     return FileFacts(row[0], row[1], row[2], row[3], _facts(row[4]), row[5], row[6],
                      bool(row[7]))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any
 
 from ..code_context import DOCUMENTATION, SOURCE_ENTITY
 from ..code_walk import ExtractorFn
@@ -81,12 +80,12 @@ def is_doc(path: str) -> bool:
 
 
 def labeller(extractor: SourceExtractor, *, name: str, version: str,
-             kind: str) -> Callable[[Any], dict[str, Any]]:
+             kind: str) -> Callable[[CodeEntity], dict[str, str]]:
     """The ``labels`` seam: every entity names its source and version; sections become
     documentation memories, code becomes source entities with the name a caller uses."""
     base = {"source_name": name, "source_version": version, "source_kind": kind}
 
-    def labels(entity: CodeEntity) -> dict[str, Any]:
+    def labels(entity: CodeEntity) -> dict[str, str]:
         if entity.kind == "section":
             category = f"{name} {version} docs".replace("  ", " ")
             return {**base, "type": DOCUMENTATION, "title": f"{name}: {entity.qualified_name}",

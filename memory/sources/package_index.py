@@ -16,9 +16,10 @@ import os
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from http.client import HTTPMessage
 from typing import IO, Any
 
 from ..errors import CodeMemoryError
@@ -56,7 +57,7 @@ def configured_index(setting: str = "", environ: dict[str, str] | None = None) -
     return _pip_config_index(env) or DEFAULT_INDEX
 
 
-def _pip_config_index(env: Any) -> str:
+def _pip_config_index(env: Mapping[str, str]) -> str:
     home = os.path.expanduser("~")
     paths = [env.get("PIP_CONFIG_FILE", ""), "/etc/pip.conf",
              os.path.join(env.get("XDG_CONFIG_HOME", "") or os.path.join(home, ".config"),
@@ -170,7 +171,7 @@ class PackageIndex:
             self.unreachable = f"{message} (tried once in this pass)"
             raise PackageIndexError(message) from None
 
-    def _open(self, url: str, accept: str) -> Any:
+    def _open(self, url: str, accept: str) -> Any:  # urllib's response: typeshed says Any
         self._check_origin(url)
         request = urllib.request.Request(url, headers={"Accept": accept,
                                                        "User-Agent": "code-working-memory"})
@@ -191,8 +192,8 @@ class _GuardedRedirects(urllib.request.HTTPRedirectHandler):
     def __init__(self, allowed: Iterable[str]) -> None:
         self.allowed = tuple(allowed)
 
-    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
-                         newurl: str) -> Any:
+    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                         headers: HTTPMessage, newurl: str) -> urllib.request.Request | None:
         if _origin(newurl) not in self.allowed:
             raise PackageIndexError(f"refused a redirect to {redact(newurl)} (outside the index)")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
