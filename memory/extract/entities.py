@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any  # only for JSON objects (to_dict/from_dict): values are any JSON
 
 INDEXED = "indexed"
 """Status of a file whose entities were extracted (possibly zero entities)."""

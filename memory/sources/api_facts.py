@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any  # only for JSON objects (to_dict/from_dict): values are any JSON
 
 from ..extract.decode import decode_source
 from ..extract.safety import Limits, precheck
