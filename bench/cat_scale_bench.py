@@ -17,7 +17,8 @@ mark (``VmHWM``) and its parser workers' peak sampled every 0.2 s. Run it with t
 (docs/integration-tests.md), from the plugin root::
 
     CCAT_CORE_DIR=/path/to/core /path/to/catenv/venv/bin/python -m tests.run \\
-        bench.cat_scale_bench [--repo PATH] [--limit N] [--runs 5] [--workdir DIR]
+        bench.cat_scale_bench [--repo PATH] [--limit N] [--runs 5] [--workdir DIR] \\
+        [--cat-memory auto|none|files|entities] [--no-baseline]
 
 It prints a Markdown table for docs/benchmarks.md. Imported by the Cat too (it imports every
 ``.py`` of the plugin): nothing runs at import time.
@@ -135,8 +136,10 @@ def index_through_chat(cat: ServedCat, user: str, timeout: float = 3600) -> tupl
         while True:
             frame = json.loads(ws.recv(timeout=timeout))
             text = str(frame.get("text") or frame.get("content") or "")
-            if text.startswith("Indexed ") or "failed" in text:
+            if text.startswith("Indexed "):
                 return text, time.perf_counter() - started
+            if "failed" in text:
+                raise SystemExit(f"indexing failed: {text}\n{cat.tail()}")
 
 
 @contextmanager
@@ -173,12 +176,15 @@ def baseline(core: pathlib.Path, workdir: pathlib.Path, script: LLMScript,
 
 
 def with_plugin(core: pathlib.Path, workdir: pathlib.Path, repo: pathlib.Path,
-                script: LLMScript, runs: int) -> Figures:
+                script: LLMScript, runs: int, cat_memory: str) -> Figures:
+    from ..settings import CatMemory
+
     figures = Figures()
     plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_bench_", dir=core))
     plugin_dir = cat_harness.mirror_plugin(core / plugins_name / cat_harness.PLUGIN_ID)
     (plugin_dir / "settings.json").write_text(json.dumps({
-        "repository_path": str(repo), "data_folder": str(workdir / "data")}))
+        "repository_path": str(repo), "data_folder": str(workdir / "data"),
+        "cat_memory": CatMemory[cat_memory].value}))
     try:
         with served(core, workdir, plugins_name, script) as (cat, boot):
             cat.toggle(cat_harness.PLUGIN_ID)
@@ -230,6 +236,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N stdlib files only")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--workdir", type=pathlib.Path, default=None)
+    parser.add_argument("--cat-memory", default="auto",
+                        choices=("auto", "none", "files", "entities"),
+                        help="the plugin's 'Code in the Cat's memory' setting")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip the Cat without the plugin")
     args = parser.parse_args()
     core = pathlib.Path(os.environ["CCAT_CORE_DIR"]).resolve()
     work = args.workdir or pathlib.Path(tempfile.mkdtemp(prefix="cwm_scale_"))
@@ -239,10 +250,12 @@ def main() -> None:
     else:
         copy_stdlib(repo, args.limit)
     script = LLMScript(relevance=0.9, rules=[(CODE_SECTION, SAW_CODE)])
-    print("Cat without the plugin:", flush=True)
-    base = baseline(core, work / "baseline", script, args.runs)
-    print("Cat with the plugin:", flush=True)
-    plugin = with_plugin(core, work / "plugin", repo, script, args.runs)
+    base = Figures()
+    if not args.no_baseline:
+        print("Cat without the plugin:", flush=True)
+        base = baseline(core, work / "baseline", script, args.runs)
+    print(f"Cat with the plugin (cat_memory={args.cat_memory}):", flush=True)
+    plugin = with_plugin(core, work / "plugin", repo, script, args.runs, args.cat_memory)
     print("\n| measure | Cat with the plugin | Cat without the plugin |\n|---|---|---|")
     for name in sorted(set(plugin.rows) | set(base.rows)):
         print(f"| {name} | {plugin.rows.get(name, '')} | {base.rows.get(name, '')} |")

@@ -184,10 +184,17 @@ class CatVectorSink:
             raise VectorSinkError(f"upsert of {len(batch)} points returned status {status!r}")
 
     def delete(self, ids: Sequence[str]) -> None:
-        """Delete points by id (missing ids are ignored by Qdrant)."""
+        """Delete points by id; ids the collection does not hold are skipped.
+
+        Why look them up first: a Qdrant server ignores unknown ids, but the Cat's embedded
+        Qdrant (qdrant_client's local mode) raises ``KeyError`` for them, and a file that lost
+        its entities, or a point never pushed, is an ordinary case.
+        """
         ids = list(ids)
         for start in range(0, len(ids), self.batch_size * 4):
-            self.collection.delete_points(ids[start:start + self.batch_size * 4])
+            held = self._held(ids[start:start + self.batch_size * 4])
+            if held:
+                self.collection.delete_points(held)
 
     def clear(self, repo_id: str) -> None:
         """Delete every code point of ``repo_id`` (never anything else: the filter is exact)."""
@@ -212,15 +219,20 @@ class CatVectorSink:
         This is the cheap wipe check: a re-created or emptied collection has none of them,
         at a cost that grows with ``len(ids)``, not with the collection.
         """
+        return len(self._held(ids))
+
+    def _held(self, ids: Sequence[str]) -> list[str]:
+        """The ids among ``ids`` that the collection holds (one lookup by id)."""
         ids = list(ids)
         if not ids:
-            return 0
+            return []
         client = getattr(self.collection, "client", None)
         if client is not None and hasattr(client, "retrieve"):
             found = client.retrieve(collection_name=self.collection.collection_name, ids=ids,
                                     with_payload=False, with_vectors=False)
-            return len(found)
-        return len(self.collection.get_points(ids) or [])
+        else:
+            found = self.collection.get_points(ids) or []
+        return [str(point.id) for point in found]
 
     def _vector_size(self) -> int | None:
         client = getattr(self.collection, "client", None)
