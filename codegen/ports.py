@@ -47,9 +47,12 @@ class ApiParam(Protocol):
     """One parameter of a library signature: ``kind`` is posonly, normal, varargs, kwonly or
     varkw; ``default`` tells whether it may be left out."""
 
-    name: str
-    kind: str
-    default: bool
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def default(self) -> bool: ...
 
 
 class ApiAnswer(Protocol):
@@ -63,14 +66,23 @@ class ApiAnswer(Protocol):
     ``self``.
     """
 
-    qualified_name: str
-    exists: bool
-    kind: str
-    params: Sequence[ApiParam] | None
-    method_kind: str
-    signature: str
-    source: str
-    suggestions: Sequence[str]
+    # read-only members: a frozen dataclass (memory.sources' answer) fits
+    @property
+    def qualified_name(self) -> str: ...
+    @property
+    def exists(self) -> bool: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def params(self) -> Sequence[ApiParam] | None: ...
+    @property
+    def method_kind(self) -> str: ...
+    @property
+    def signature(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def suggestions(self) -> Sequence[str]: ...
 
 
 class ApiFacts(Protocol):
