@@ -22,6 +22,7 @@ from typing import Any
 from ..llm.retry import ask
 from .edit_entity import add_docstring
 from .metacode import MetaCode
+from .ports import DraftStore, JsonObject, SandboxRun
 from .prompts import data_block, draft_blocks, render
 from .reply_models import docs_spec, review_spec
 from .report import CheckResult, ValidationReport
@@ -113,10 +114,10 @@ class ExtendedDeps:
     meta: MetaCode
     task_id: str
     llm: Callable[[str], str]
-    store: Any
+    store: DraftStore
     validate_all: Callable[[dict[str, str]], ValidationReport]
-    sandbox: Callable[..., Any]
-    snapshot: Callable[[], dict]
+    sandbox: SandboxRun
+    snapshot: Callable[[], JsonObject]
     emit: Callable[[str, str, str], None]
     #: one more iteration with the review's feedback: Revised, or why it was not applied
     revise: Callable[[str, str], Revised | str]

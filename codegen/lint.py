@@ -13,6 +13,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from typing import Any
 
 from .pycheck import version_tuple
 from .report import CheckResult
@@ -57,7 +58,7 @@ def lint_source(source: str, path: str, python_version: str = "3.10",
     return tuple(_finding(f, path) for f in findings[:_MAX_FINDINGS])
 
 
-def _finding(item: dict, path: str) -> CheckResult:
+def _finding(item: dict[str, Any], path: str) -> CheckResult:  # one JSON finding of ruff
     loc = item.get("location") or {}
     where = f"{path}:{loc.get('row', 0)}:{loc.get('column', 0)}"
     code = item.get("code")

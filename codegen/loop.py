@@ -28,6 +28,7 @@ from .ports import (
     Completer,
     ContextSource,
     DraftStore,
+    JsonObject,
     Notes,
     SandboxRun,
     TestSelector,
@@ -419,7 +420,7 @@ class _Run:
     def _files_of(self, commit_id: str) -> dict[str, str]:
         return dict(self.store.show(commit_id).files or {})
 
-    def _snapshot(self) -> dict:
+    def _snapshot(self) -> JsonObject:
         return dict(self.notes.snapshot(self.task_id)) if self.notes is not None else {}
 
     def _note(self, key: str, value: Any) -> None:

@@ -14,6 +14,10 @@ from typing import Any, Protocol
 
 from .report import ValidationReport
 from .sandbox_protect import SandboxPolicy
+from .sandbox_run import SandboxResult
+
+#: Plain JSON data (meta-code, the working-memory snapshot): the values are whatever JSON holds.
+JsonObject = dict[str, Any]
 
 #: The LLM as the core sees it: ``cat.llm`` has this shape, so do the test fakes.
 Completer = Callable[[str], str]
@@ -91,6 +95,28 @@ class CommitRecord(Protocol):
     parent: str | None
 
 
+class EpisodeRecord(Protocol):
+    """One hit of ``DraftStore.search_episodes`` (``memory.commits.Episode`` fits)."""
+
+    @property
+    def task_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def verdict(self) -> str: ...
+
+    @property
+    def iteration(self) -> int: ...
+
+    @property
+    def time(self) -> int: ...
+
+
 class CommitContent(Protocol):
     """What ``DraftStore.show`` returns: the draft files and the state that produced them."""
 
@@ -103,7 +129,7 @@ class DraftStore(Protocol):
     """The episodic memory of drafts (seed 000 CommitIndex); ``memory.CommitIndex`` fits."""
 
     def commit(self, task_id: str, files: dict[str, str], *, name: str, reason: str,
-               metacode: dict, snapshot: dict, verdict: str) -> str: ...
+               metacode: JsonObject, snapshot: JsonObject, verdict: str) -> str: ...
 
     def log(self, task_id: str) -> Sequence[CommitRecord]: ...
 
@@ -114,7 +140,7 @@ class DraftStore(Protocol):
     def tag_final(self, task_id: str, commit_id: str) -> Any: ...
 
     def search_episodes(self, query: str, task_id: str | None = None,
-                        limit: int = 10) -> Sequence[Any]: ...
+                        limit: int = 10) -> Sequence[EpisodeRecord]: ...
 
 
 class Notes(Protocol):
@@ -124,7 +150,7 @@ class Notes(Protocol):
 
     def get(self, task_id: str, key: str, default: Any = None) -> Any: ...
 
-    def snapshot(self, task_id: str) -> dict: ...
+    def snapshot(self, task_id: str) -> JsonObject: ...
 
 
 class Validator(Protocol):
@@ -152,5 +178,5 @@ class SandboxRun(Protocol):
     """``codegen.sandbox.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
 
     def __call__(self, files: dict[str, str], argv: list[str], *, timeout_s: float,
-                 memory_mb: int,
-                 require: SandboxPolicy | Collection[str] = ...) -> Any: ...
+                 memory_mb: int, collect: tuple[str, ...] = ...,
+                 require: SandboxPolicy | Collection[str] = ...) -> SandboxResult: ...

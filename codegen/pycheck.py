@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -95,7 +96,8 @@ def check_parse(source: str, path: str, python_version: str = "3.10") -> Parsed:
     return Parsed(CheckResult("parse", "passed", "", path), module)
 
 
-def find_definition(module: cst.Module, symbol: str) -> cst.CSTNode | None:
+def find_definition(module: cst.Module, symbol: str
+                    ) -> cst.FunctionDef | cst.ClassDef | None:
     """The top-level def/class named ``symbol``, or ``Class.method`` one level down."""
     head, _, rest = symbol.partition(".")
     node = _named(module.body, head)
@@ -106,8 +108,8 @@ def find_definition(module: cst.Module, symbol: str) -> cst.CSTNode | None:
     return _named(node.body.body, rest)
 
 
-def _named(body, name: str) -> cst.CSTNode | None:
-    found = None
+def _named(body: Sequence[cst.CSTNode], name: str) -> cst.FunctionDef | cst.ClassDef | None:
+    found: cst.FunctionDef | cst.ClassDef | None = None
     for stmt in body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == name:
             found = stmt  # the last definition wins, as at run time

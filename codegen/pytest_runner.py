@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
+from .ports import SandboxRun
 from .report import CheckResult
 from .sandbox import run_in_sandbox
 from .sandbox_protect import SandboxPolicy
+from .sandbox_run import SandboxResult
 
 JUNIT = ".codemem-junit.xml"
 #: At most this many per-test results; the rest of the passing tests are summarised.
@@ -22,7 +24,8 @@ MAX_RESULTS = 200
 _MESSAGE = 600
 _MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
 
-SandboxFn = Callable[..., object]
+#: How the tests are run (``run_in_sandbox`` or a test double).
+SandboxFn = SandboxRun
 
 
 def pytest_argv(test_paths: Collection[str], *, src_root: bool = False) -> list[str]:
@@ -71,7 +74,7 @@ def run_tests(files: dict[str, str], test_paths: Collection[str], *, local_modul
     return results
 
 
-def _no_report(res) -> CheckResult:
+def _no_report(res: SandboxResult) -> CheckResult:
     """pytest ended without writing JUnit XML: a usage/plugin error or a missing pytest."""
     text = res.stdout + res.stderr
     if "No module named pytest" in text:
