@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from .metacode import MetaCode
+from .outcomes import is_baseline
 from .ports import API_REFERENCE, ContextSnippet, ContextSource, DraftStore, EpisodeRecord
 from .prompts import data_blocks
 
@@ -91,8 +92,7 @@ def _history(store: DraftStore, task_id: str, query: str, limit: int) -> list[st
         return []
     own = sorted(search("", task_id=task_id, limit=limit),
                  key=lambda e: (getattr(e, "time", 0), getattr(e, "iteration", 0)))
-    lines = [_episode_line(e, "") for e in own if str(getattr(e, "verdict", "")).lower()
-             != "imported"]
+    lines = [_episode_line(e, "") for e in own if not is_baseline(str(getattr(e, "verdict", "")))]
     others = [e for e in search(query, task_id=None, limit=limit)
               if getattr(e, "task_id", task_id) != task_id]
     lines += [_episode_line(e, "(other task) ") for e in others[: max(1, limit // 2)]]

@@ -51,9 +51,14 @@ class ApiParam(Protocol):
     """One parameter of a library signature: ``kind`` is posonly, normal, varargs, kwonly or
     varkw; ``default`` tells whether it may be left out."""
 
-    name: str
-    kind: str
-    default: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def default(self) -> bool: ...
 
 
 class ApiAnswer(Protocol):
@@ -67,14 +72,29 @@ class ApiAnswer(Protocol):
     ``self``.
     """
 
-    qualified_name: str
-    exists: bool
-    kind: str
-    params: Sequence[ApiParam] | None
-    method_kind: str
-    signature: str
-    source: str
-    suggestions: Sequence[str]
+    @property
+    def qualified_name(self) -> str: ...
+
+    @property
+    def exists(self) -> bool: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def params(self) -> Sequence[ApiParam] | None: ...
+
+    @property
+    def method_kind(self) -> str: ...
+
+    @property
+    def signature(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def suggestions(self) -> Sequence[str]: ...
 
 
 class ApiFacts(Protocol):
@@ -87,12 +107,28 @@ class ApiFacts(Protocol):
 class CommitRecord(Protocol):
     """One entry of ``DraftStore.log`` (``memory.CommitInfo`` fits)."""
 
-    id: str
-    name: str
-    reason: str
-    verdict: str
-    time: Any
-    parent: str | None
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def verdict(self) -> str: ...
+
+    @property
+    def time(self) -> int: ...
+
+    @property
+    def parent(self) -> str | None: ...
+
+    @property
+    def good(self) -> bool:
+        """The store's word on whether this commit is a rollback target (its verdict is good)."""
+        ...
 
 
 class EpisodeRecord(Protocol):
@@ -118,11 +154,17 @@ class EpisodeRecord(Protocol):
 
 
 class CommitContent(Protocol):
-    """What ``DraftStore.show`` returns: the draft files and the state that produced them."""
+    """What ``DraftStore.show`` returns: the draft files and the state that produced them
+    (``memory.CommitInfo`` fits: its fields are None only when it came from ``log``)."""
 
-    files: Mapping[str, str]
-    metacode: Mapping[str, Any]
-    snapshot: Mapping[str, Any]
+    @property
+    def files(self) -> Mapping[str, str] | None: ...
+
+    @property
+    def metacode(self) -> Mapping[str, Any] | None: ...
+
+    @property
+    def snapshot(self) -> Mapping[str, Any] | None: ...
 
 
 class DraftStore(Protocol):
