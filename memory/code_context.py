@@ -37,11 +37,6 @@ class Request:
     include_file_hashes: bool
 
 
-class SafeFormat(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
 def require_text(**fields: Any) -> None:
     for name, value in fields.items():
         if not isinstance(value, str) or not value.strip():

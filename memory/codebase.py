@@ -25,7 +25,6 @@ from .code_context import (
     DOCUMENTATION,
     CodeContext,
     Request,
-    SafeFormat,
     as_context,
     describe,
     render_context,
@@ -54,21 +53,12 @@ from .code_walk import (
 )
 from .dependencies import DependencyFocus
 from .lexical import query_tokens
+from .query_prompt import code_query_prompt, score_label
 from .recency import RecencyTracker
+from .results import Candidate, ScoredMemory
 from .store import MemoryRecord
-from .system import Candidate, MemorySystem, ScoredMemory
+from .system import MemorySystem
 from .vector_sink import VectorSink
-
-CODE_QUERY_TEMPLATE = """You are helping with a software repository.
-
-{context}
-
-Relevant code and notes from the repository (most relevant first):
-{memories}
-
-Answer the request: {query}"""
-"""Default ``query`` prompt; a custom template may use ``{query}``, ``{context}`` and
-``{memories}`` (``{task}`` is an alias of ``{query}``)."""
 
 MAX_CANDIDATE_CHARS = 4000
 
@@ -86,7 +76,9 @@ class CodeMemorySystem(MemorySystem):
     keyword (``candidate_limit``...).
     """
 
-    query_prompt_template: str = CODE_QUERY_TEMPLATE
+    #: ``None``: the built-in ``code_query`` prompt; or a ``str.format`` template (``{query}``,
+    #: ``{task}``, ``{context}``, ``{memories}``, ``{data_rule}``)
+    query_prompt_template: str | None = None
     lost_on_corruption: str = (
         "documentation notes, debugging sessions, task notes and any other memory added "
         "directly, their change history and the score cache; the code index is rebuilt from "
@@ -378,7 +370,8 @@ class CodeMemorySystem(MemorySystem):
                     custom_prompt_template: str | None = None) -> str:
         """Retrieve for ``context`` and ask ``primary_model_fn`` to answer its ``user_query``.
 
-        ``custom_prompt_template`` may use ``{query}``, ``{context}`` and ``{memories}``.
+        ``custom_prompt_template`` may use ``{query}``, ``{context}``, ``{memories}`` and
+        ``{data_rule}`` (see ``build_prompt``).
         """
         if not callable(primary_model_fn):
             raise ValueError("primary_model_fn must be an async function str -> str")
@@ -392,23 +385,31 @@ class CodeMemorySystem(MemorySystem):
 
     def build_prompt(self, context: str | CodeContext, memories: Sequence[ScoredMemory],
                      template: str | None = None) -> str:
-        """The ``query`` prompt for ``memories`` (also usable by the Cat glue)."""
+        """The ``query`` prompt for ``memories`` (also usable by the Cat glue).
+
+        ``template`` (else ``query_prompt_template``, else the built-in prompt) may use
+        ``{query}``, ``{context}``, ``{memories}`` and ``{data_rule}``; the context and each
+        memory arrive as escaped data blocks."""
         ctx = as_context(context)
-        values = SafeFormat(query=ctx.user_query, task=ctx.user_query,
-                             context=render_context(ctx, None),
-                             memories=self.format_memories_for_prompt(list(memories))
-                             or "(no relevant memories)")
-        return (template or self.query_prompt_template).format_map(values)
+        return code_query_prompt(template or self.query_prompt_template,
+                                 context=render_context(ctx, None),
+                                 items=[self._prompt_memory(m) for m in memories],
+                                 query=ctx.user_query)
+
+    def _prompt_memory(self, memory: ScoredMemory) -> str:
+        return self._memory_text(memory, include_scores=True)
+
+    @staticmethod
+    def _memory_text(memory: ScoredMemory, include_scores: bool) -> str:
+        """A ``path:lines qualified_name`` header (what the memory is), then its text."""
+        score = score_label(memory, unscored=bool(memory.error)) if include_scores else ""
+        return f"{score}{describe(memory.metadata)}\n{memory.text}"
 
     def format_memories_for_prompt(self, memories: list[ScoredMemory],
                                    include_scores: bool = True) -> str:
         """Numbered memories; code entities get a ``path:lines qualified_name`` header."""
-        blocks = []
-        for i, m in enumerate(memories, start=1):
-            score = ("" if not include_scores else "[relevance: unscored] " if m.error
-                     else f"[relevance: {m.relevance_score:.2f}] ")
-            blocks.append(f"{i}. {score}{describe(m.metadata)}\n{m.text}")
-        return "\n\n".join(blocks)
+        return "\n\n".join(f"{i}. {self._memory_text(m, include_scores)}"
+                            for i, m in enumerate(memories, start=1))
 
     def candidates(self, context: str | CodeContext | Request, limit: int | None = None,
                    filters: Mapping[str, Any] | None = None) -> list[Candidate]:

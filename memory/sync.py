@@ -18,7 +18,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from .system import Candidate, MemorySystem, ScoredMemory
+from .results import Candidate, ScoredMemory
+from .system import MemorySystem
 
 T = TypeVar("T")
 SyncLLM = Callable[[str], str]

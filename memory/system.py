@@ -19,7 +19,6 @@ import logging
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -28,64 +27,16 @@ from .embedding import HashingEmbedder, as_matrix
 from .errors import StoreCorrupt
 from .lexical import lexical_query
 from .listwise import LISTWISE_VERSION, score_listwise_chunks
+from .query_prompt import general_query_prompt, memory_item, numbered
+from .results import Candidate, ScoredMemory
 from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, ScoreOutcome, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
 from .system_config import RetrievalConfig, _check_text, parse_items
 
+__all__ = ["Candidate", "MemorySystem", "ScoredMemory"]  # the two result types live in results
+
 log = logging.getLogger(__name__)
-
-QUERY_PROMPT_TEMPLATE = """Use the memories below where they help with the task.
-
-Context: {context}
-
-Relevant memories:
-{memories}
-
-Task: {task}"""
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One memory of the pre-LLM ranking (``candidates``), best first.
-
-    ``rank`` is 1-based in the fused ranking; ``lexical_rank`` / ``dense_rank`` say where each
-    stage put it (None: that stage did not propose it, or did not run).
-    """
-
-    record: MemoryRecord
-    rank: int
-    lexical_rank: int | None = None
-    dense_rank: int | None = None
-
-    @property
-    def memory_id(self) -> str:
-        return self.record.id
-
-    @property
-    def text(self) -> str:
-        return self.record.text
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        return self.record.metadata
-
-
-@dataclass
-class ScoredMemory:
-    """A memory with its relevance to one context (the seed's fields first, in its order)."""
-
-    memory_id: str
-    text: str
-    metadata: dict | None
-    timestamp: str
-    relevance_score: float
-    reasoning: str
-    #: why the LLM could not score this memory (then ``relevance_score`` is 0.0); None if scored
-    error: str | None = None
-    #: True when the score came from the score cache (no LLM call)
-    cached: bool = False
-
 
 class MemorySystem:
     """General-purpose memory with LLM-scored retrieval, persisted in SQLite.
@@ -111,7 +62,10 @@ class MemorySystem:
     - ``_adjust_scores(context, scored: list[ScoredMemory]) -> list[ScoredMemory]``: runs after LLM
       scoring and before the threshold/sort/``max_memories`` cut; the place for dependency and
       recency boosts (return new objects via ``dataclasses.replace``; keep scores in [0, 1]).
-    - ``query_prompt_template`` (class attribute, ``{context}``, ``{memories}``, ``{task}``) and
+    - ``query_prompt_template`` (class attribute: ``None`` for the built-in ``query`` template
+      of ``prompts``, or a ``str.format`` template with ``{context}``, ``{memories}``,
+      ``{task}``, ``{data_rule}``; context and memories arrive as escaped data blocks),
+      ``_prompt_memory(memory) -> str`` (one memory's text in that prompt) and
       ``_build_query_prompt(context, task, memories) -> str`` for ``query``.
     - ``async _retrieve(context, *, filters=None)``: the whole pipeline, for subclasses whose
       public ``retrieve_relevant_memories`` has a different signature.
@@ -121,7 +75,8 @@ class MemorySystem:
     ``delete_memories(filters)``, ``history(memory_id)``, ``clear_cache()``.
     """
 
-    query_prompt_template: str = QUERY_PROMPT_TEMPLATE
+    #: ``None``: the built-in prompt; a subclass may set its own ``str.format`` template
+    query_prompt_template: str | None = None
     #: what a damaged database loses (named in the ``StoreCorrupt`` notice; subclasses refine)
     lost_on_corruption: str = "every memory, its change history and the score cache"
 
@@ -429,24 +384,19 @@ class MemorySystem:
 
     def _build_query_prompt(self, context: Any, task: str,
                             memories: Sequence[ScoredMemory]) -> str:
-        formatted = self.format_memories_for_prompt(list(memories)) or "(no relevant memories)"
-        return self.query_prompt_template.format(
-            context=self._render_context(context), memories=formatted, task=task)
+        return general_query_prompt(self.query_prompt_template,
+                                    context=self._render_context(context),
+                                    items=[self._prompt_memory(m) for m in memories], task=task)
+
+    def _prompt_memory(self, memory: ScoredMemory) -> str:
+        """One memory as the ``query`` prompt shows it (inside its own data block)."""
+        return memory_item(memory)
 
     # -- prompt and query ------------------------------------------------------------------------
     def format_memories_for_prompt(self, memories: list[ScoredMemory],
                                    include_scores: bool = True) -> str:
         """Numbered list of the memories' texts (``""`` for no memories)."""
-        lines = []
-        for i, memory in enumerate(memories, start=1):
-            text = memory.text.replace("\n", "\n   ")
-            if not include_scores:
-                lines.append(f"{i}. {text}")
-            elif memory.error is not None:
-                lines.append(f"{i}. [relevance: unscored] {text}")
-            else:
-                lines.append(f"{i}. [relevance: {memory.relevance_score:.2f}] {text}")
-        return "\n".join(lines)
+        return numbered([memory_item(m, include_scores) for m in memories])
 
     async def query(self, context: str, task: str,
                     primary_model_fn: Callable[[str], Awaitable[str]]) -> str:
