@@ -14,7 +14,6 @@ import hashlib
 import os
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +30,7 @@ from .code_context import (
     require_text,
     search_text,
 )
+from .code_focus import Boosts, CodeFocus
 from .code_index import (
     IndexProgress,
     IndexReport,
@@ -51,7 +51,6 @@ from .code_walk import (
     locate_file,
     walk_single,
 )
-from .dependencies import DependencyFocus
 from .lexical import query_tokens
 from .query_prompt import code_query_prompt, score_label
 from .recency import RecencyTracker
@@ -130,6 +129,7 @@ class CodeMemorySystem(MemorySystem):
         self._manifest = CodeManifest(db_path, on_damage=self._store.damage_found)
         self._recency = RecencyTracker(recency_days)
         self._store.damage.listeners.append(lambda notice: self._recency.invalidate())
+        self._focus = CodeFocus(self._manifest, self._recency, self.list_memories)
         self._walker = walker or default_walker
         self._extractor = extractor or default_extractor(workers)
         self.sink_mode = SinkMode(sink_mode)
@@ -422,7 +422,7 @@ class CodeMemorySystem(MemorySystem):
         ctx = context.context if isinstance(context, Request) else as_context(context)
         if room <= 0 or not ctx.current_file or not self.enable_dependency_boost:
             return found
-        focus = self._focus(ctx)
+        focus = self._focus.focus(ctx)
         if focus is None or not focus.names():
             return found
         wanted = {"$and": [filters, {"type": CODE_ENTITY}]} if filters else {"type": CODE_ENTITY}
@@ -435,7 +435,8 @@ class CodeMemorySystem(MemorySystem):
     # -- MemorySystem hooks ----------------------------------------------------------------------
     def _render_context(self, context: Any) -> str:
         if isinstance(context, Request):
-            hashes = self._file_hashes(context.context) if context.include_file_hashes else None
+            hashes = (self._focus.file_hashes(context.context) if context.include_file_hashes
+                      else None)
             return render_context(context.context, hashes)
         return render_context(as_context(context), None)
 
@@ -451,72 +452,9 @@ class CodeMemorySystem(MemorySystem):
 
     def _adjust_scores(self, context: Any, scored: list[ScoredMemory]) -> list[ScoredMemory]:
         ctx = context.context if isinstance(context, Request) else as_context(context)
-        focus = self._focus(ctx) if self.enable_dependency_boost else None
-        out = []
-        for m in scored:
-            out.append(self._boosted(m, focus) if m.error is None else m)
-        return out
-
-    def _boosted(self, m: ScoredMemory, focus: DependencyFocus | None) -> ScoredMemory:
-        meta = m.metadata or {}
-        if meta.get("type") != CODE_ENTITY:
-            return m
-        score, notes = m.relevance_score, []
-        if focus is not None:
-            relation = focus.relation(meta)
-            if relation:
-                score, notes = score + self.dependency_boost_amount, [relation]
-        if self.enable_recency_boost and self._is_recent(meta):
-            score += self.recency_boost_amount
-            notes.append(f"changed in the last {self.recency_days} days")
-        if not notes:
-            return m
-        return replace(m, relevance_score=min(1.0, score),
-                       reasoning=f"{m.reasoning} (boosted: {'; '.join(notes)})")
-
-    def _focus(self, ctx: CodeContext) -> DependencyFocus | None:
-        found = self._resolve_path(ctx.current_file) if ctx.current_file else None
-        if found is None:
-            return None
-        repo_id, rel = found
-        row = self._manifest.files(repo_id).get(rel)
-        entities = [m["metadata"] for m in self.list_memories(
-            {"type": CODE_ENTITY, "repo_id": repo_id, "path": rel})]
-        return DependencyFocus.build(rel, row.imports if row else (), entities, repo_id)
-
-    def _resolve_path(self, path: str) -> tuple[str, str] | None:
-        """``(repo_id, repo-relative path)`` of a path given absolute, cwd- or repo-relative."""
-        norm = path.replace("\\", "/").lstrip("./") if not os.path.isabs(path) else path
-        full = os.path.realpath(path)
-        for repo in self._manifest.repos():
-            files = self._manifest.files(repo.repo_id)
-            if full.startswith(repo.root.rstrip(os.sep) + os.sep):
-                rel = os.path.relpath(full, repo.root).replace(os.sep, "/")
-                if rel in files:
-                    return repo.repo_id, rel
-            if norm in files:
-                return repo.repo_id, norm
-            for rel in files:
-                if norm.endswith("/" + rel) or rel.endswith("/" + norm):
-                    return repo.repo_id, rel
-        return None
-
-    def _is_recent(self, meta: dict[str, Any]) -> bool:
-        repo = self._manifest.repo(str(meta.get("repo_id")))
-        if repo is None or not meta.get("path"):
-            return False
-        snapshot = self._recency.snapshot(repo.root, self._manifest.files(repo.repo_id))
-        return snapshot.is_recent(str(meta["path"]))
-
-    def _file_hashes(self, ctx: CodeContext) -> dict[str, str]:
-        out = {}
-        for path in [ctx.current_file, *(ctx.accessed_files or [])]:
-            found = self._resolve_path(path) if path else None
-            if found is not None:
-                row = self._manifest.files(found[0]).get(found[1])
-                if row is not None and row.file_hash:
-                    out[found[1]] = row.file_hash[:12]
-        return out
+        return self._focus.adjust(ctx, scored, Boosts(
+            self.enable_dependency_boost, self.dependency_boost_amount,
+            self.enable_recency_boost, self.recency_boost_amount, self.recency_days))
 
     # -- stats and lifecycle ---------------------------------------------------------------------
     def clear_cache(self) -> None:
