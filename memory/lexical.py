@@ -81,7 +81,7 @@ def _stemmer() -> _Stemmer:
     stemmer = getattr(_PER_THREAD, "stemmer", None)
     if stemmer is None:
         stemmer = _PER_THREAD.stemmer = _new_stemmer()
-    return stemmer  # type: ignore[no-any-return]
+    return stemmer
 
 
 def _new_stemmer() -> _Stemmer:

@@ -216,7 +216,8 @@ class Scratchpad:
     def export_task(self, task_id: str) -> dict[str, Any]:
         """One task's whole state (notes, revisions, log) as plain data."""
         with self._lock:
-            return _plain(self._task(task_id), task_id)
+            exported: dict[str, Any] = _plain(self._task(task_id), task_id)  # a task is a dict
+            return exported
 
     def import_task(self, task_id: str, data: Mapping[str, Any]) -> None:
         """Replace (or add) one task from ``export_task`` output of another scratchpad.
