@@ -52,7 +52,7 @@ from .code_walk import (
     walk_single,
 )
 from .lexical import query_tokens
-from .query_prompt import code_query_prompt, score_label
+from .query_prompt import PrimaryFn, ask_primary, code_query_prompt, score_label
 from .recency import RecencyTracker
 from .results import Candidate, ScoredMemory
 from .store import MemoryRecord
@@ -366,7 +366,7 @@ class CodeMemorySystem(MemorySystem):
                                     filters=filters)
 
     async def query(self, context: str | CodeContext,  # type: ignore[override]
-                    primary_model_fn: Callable[[str], Awaitable[str]],
+                    primary_model_fn: PrimaryFn,
                     custom_prompt_template: str | None = None) -> str:
         """Retrieve for ``context`` and ask ``primary_model_fn`` to answer its ``user_query``.
 
@@ -377,11 +377,8 @@ class CodeMemorySystem(MemorySystem):
             raise ValueError("primary_model_fn must be an async function str -> str")
         ctx = as_context(context)
         memories = await self.retrieve_relevant_memories(ctx)
-        prompt = self.build_prompt(ctx, memories, custom_prompt_template)
-        reply = primary_model_fn(prompt)
-        if hasattr(reply, "__await__"):
-            reply = await reply
-        return reply
+        return await ask_primary(primary_model_fn,
+                                 self.build_prompt(ctx, memories, custom_prompt_template))
 
     def build_prompt(self, context: str | CodeContext, memories: Sequence[ScoredMemory],
                      template: str | None = None) -> str:

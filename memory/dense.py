@@ -109,7 +109,7 @@ class DenseStage:
     def blob(self, vector: Vectors) -> bytes:
         return np.asarray(vector, dtype=np.float32).tobytes()
 
-    def applied(self, mutation: Mutation, put: Sequence[tuple[int, Vectors]] = (),
+    def applied(self, mutation: Mutation[object], put: Sequence[tuple[int, Vectors]] = (),
                 remove: Sequence[int] = ()) -> None:
         """Patch the index after our own write, or drop it if another writer came in between."""
         if mutation.generation_before < 0:

@@ -10,13 +10,16 @@ the caller's task or request as plain text (it IS the instruction). A user templ
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from ..llm.templates import DATA_RULE, data_block, data_blocks
 from .prompts import render
 from .results import ScoredMemory
 
 NO_MEMORIES = "(no relevant memories)"
+
+#: The caller's primary model: async ``str -> str`` (a plain function works too)
+PrimaryFn = Callable[[str], "Awaitable[str] | str"]
 
 
 class _KeepUnknown(dict[str, str]):
@@ -78,3 +81,11 @@ def code_query_prompt(template: str | None, *, context: str, items: Sequence[str
 
 def _fill_leniently(template: str, values: Mapping[str, str]) -> str:
     return template.format_map(_KeepUnknown(values))
+
+
+async def ask_primary(primary_model_fn: PrimaryFn, prompt: str) -> str:
+    """The primary model's answer to ``prompt``; its errors propagate (it is not retried)."""
+    reply = primary_model_fn(prompt)
+    if isinstance(reply, str):
+        return reply
+    return await reply

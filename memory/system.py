@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import inspect
 import logging
 import threading
 import uuid
@@ -27,7 +26,7 @@ from .embedding import HashingEmbedder, as_matrix
 from .errors import StoreCorrupt
 from .lexical import lexical_query
 from .listwise import LISTWISE_VERSION, score_listwise_chunks
-from .query_prompt import general_query_prompt, memory_item, numbered
+from .query_prompt import PrimaryFn, ask_primary, general_query_prompt, memory_item, numbered
 from .results import Candidate, ScoredMemory
 from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, ScoreOutcome, build_scoring_prompt, score_all
@@ -346,16 +345,19 @@ class MemorySystem:
                                sleep=self._sleep, on_call=counted)
 
     @staticmethod
-    def _scored(record: MemoryRecord, hit: tuple | None, outcome: Any) -> ScoredMemory:
-        base = dict(memory_id=record.id, text=record.text, metadata=record.metadata,
-                    timestamp=record.updated_at)
+    def _scored(record: MemoryRecord, hit: tuple[float, str] | None,
+                outcome: ScoreOutcome | None) -> ScoredMemory:
+        """From the score cache (``hit``) or from this query's LLM call (``outcome``)."""
+        error = None
         if hit is not None:
-            return ScoredMemory(**base, relevance_score=hit[0], reasoning=hit[1], cached=True)
-        if outcome.score is not None:
-            return ScoredMemory(**base, relevance_score=outcome.score.score,
-                                reasoning=outcome.score.reason)
-        return ScoredMemory(**base, relevance_score=0.0, reasoning=f"not scored: {outcome.error}",
-                            error=outcome.error)
+            score, reason = hit
+        elif outcome is not None and outcome.score is not None:
+            score, reason = outcome.score.score, outcome.score.reason
+        else:
+            error = outcome.error if outcome is not None else "not asked"
+            score, reason = 0.0, f"not scored: {error}"
+        return ScoredMemory(record.id, record.text, record.metadata, record.updated_at, score,
+                            reason, error, cached=hit is not None)
 
     def _select(self, scored: Sequence[ScoredMemory]) -> list[ScoredMemory]:
         cfg = self._config
@@ -398,8 +400,7 @@ class MemorySystem:
         """Numbered list of the memories' texts (``""`` for no memories)."""
         return numbered([memory_item(m, include_scores) for m in memories])
 
-    async def query(self, context: str, task: str,
-                    primary_model_fn: Callable[[str], Awaitable[str]]) -> str:
+    async def query(self, context: str, task: str, primary_model_fn: PrimaryFn) -> str:
         """Retrieve memories for ``context``, then ask ``primary_model_fn`` to do ``task``.
 
         Errors raised by ``primary_model_fn`` propagate (it is not retried).
@@ -407,10 +408,8 @@ class MemorySystem:
         if not callable(primary_model_fn):
             raise ValueError("primary_model_fn must be an async function str -> str")
         memories = await self.retrieve_relevant_memories(context)
-        reply = primary_model_fn(self._build_query_prompt(context, task, memories))
-        if inspect.isawaitable(reply):
-            reply = await reply
-        return reply
+        return await ask_primary(primary_model_fn, self._build_query_prompt(context, task,
+                                                                            memories))
 
     # -- stats and lifecycle ---------------------------------------------------------------------
     @property
