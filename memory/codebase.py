@@ -41,7 +41,7 @@ from .code_index import (
     WalkedFile,
 )
 from .code_manifest import CodeManifest
-from .code_sink import SinkMode, SinkSync, SyncResult
+from .code_sink import Payload, SinkMode, SinkSync, SyncResult
 from .code_walk import (
     ExtractorFn,
     WalkerFn,
@@ -217,8 +217,9 @@ class CodeMemorySystem(MemorySystem):
         """The parsing seam in use (the crash-contained pool by default)."""
         return self._extractor
 
-    def _indexer(self, root: str, progress: Callable | None, *, repo_id: str | None = None,
-                 read: ReadFn | None = None, extract: ExtractorFn | None = None,
+    def _indexer(self, root: str, progress: Callable[[IndexProgress], None] | None, *,
+                 repo_id: str | None = None, read: ReadFn | None = None,
+                 extract: ExtractorFn | None = None,
                  labels: LabelFn | None = None) -> RepositoryIndexer:
         repo_id = repo_id or self.repository_id_for(root)
         if not repo_id:
@@ -304,8 +305,8 @@ class CodeMemorySystem(MemorySystem):
                 out[repo.repo_id] = self._sink.check(repo.repo_id, self._dense.space()[1])
         return out
 
-    def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list:
-        out = []
+    def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list[Payload]:
+        out: list[Payload] = []
         for mid in memory_ids:
             memory = MemorySystem.get_memory(self, mid)
             if memory is not None:
@@ -349,7 +350,7 @@ class CodeMemorySystem(MemorySystem):
         return deleted
 
     # -- retrieval -------------------------------------------------------------------------------
-    async def retrieve_relevant_memories(  # type: ignore[override]
+    async def retrieve_relevant_memories(
         self, context: str | CodeContext, include_file_hashes: bool = True, *,
         filters: Mapping[str, Any] | None = None,
     ) -> list[ScoredMemory]:

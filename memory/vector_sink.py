@@ -17,9 +17,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .errors import CodeMemoryError
+
+if TYPE_CHECKING:  # numpy is not needed to import this module
+    from .embedding import Vectors
 
 MARKER_KEY = "code_working_memory"
 """Metadata key set to ``True`` on every point this plugin writes."""
@@ -66,7 +69,7 @@ class SinkPoint:
     id: str
     text: str
     metadata: Mapping[str, Any]
-    vector: Sequence[float] = field(repr=False)
+    vector: Sequence[float] | Vectors = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -107,22 +110,27 @@ class VectorCollection(Protocol):
     exact counts; the methods are the Cat's own (``vector_memory_collection.py``).
     """
 
+    # Any: the Cat's objects (a ``QdrantClient``, LangChain documents, qdrant results, JSON
+    # metadata); this plugin reads only what it documents at each call.
     client: Any
     collection_name: str
     embedder_name: str
     embedder_size: int
 
-    def add_point(self, content: str, vector: Iterable, metadata: dict | None = None,
-                  id: str | None = None, **kwargs: Any) -> Any: ...
+    def add_point(self, content: str, vector: Iterable[float],
+                  metadata: dict[str, Any] | None = None, id: str | None = None,
+                  **kwargs: Any) -> Any: ...
 
-    def delete_points(self, points_ids: list) -> Any: ...
+    def delete_points(self, points_ids: list[str]) -> Any: ...
 
-    def delete_points_by_metadata_filter(self, metadata: dict | None = None) -> Any: ...
+    def delete_points_by_metadata_filter(self, metadata: dict[str, Any] | None = None
+                                         ) -> Any: ...
 
-    def recall_memories_from_embedding(self, embedding: Any, metadata: dict | None = None,
-                                       k: int = 5, threshold: float | None = None) -> list: ...
+    def recall_memories_from_embedding(self, embedding: Any,
+                                       metadata: dict[str, Any] | None = None, k: int = 5,
+                                       threshold: float | None = None) -> list[Any]: ...
 
-    def get_points(self, ids: list) -> Any: ...
+    def get_points(self, ids: list[str]) -> Any: ...
 
 
 class VectorSink(Protocol):
@@ -255,13 +263,14 @@ class CatVectorSink:
                 return total
 
     def search(self, vector: Sequence[float], k: int = 5, *, repo_id: str | None = None,
-               threshold: float | None = None) -> list:
+               threshold: float | None = None) -> list[Any]:
         """Code points nearest to ``vector`` (the Cat's ``[(Document, score, vector, id)]``)."""
         flt: dict[str, Any] = {MARKER_KEY: True}
         if repo_id:
             flt["repo_id"] = repo_id
-        return self.collection.recall_memories_from_embedding(
+        found: list[Any] = self.collection.recall_memories_from_embedding(  # the Cat's tuples
             _floats(vector), metadata=flt, k=k, threshold=threshold)
+        return found
 
 
 class NamedEmbedder:
@@ -285,7 +294,7 @@ class NamedEmbedder:
 
 def is_code_point(metadata: Mapping[str, Any] | None) -> bool:
     """True for a point written by this plugin (use it to filter declarative recall)."""
-    return bool(metadata) and metadata.get(MARKER_KEY) is True
+    return metadata is not None and metadata.get(MARKER_KEY) is True
 
 
 def _floats(vector: Any) -> list[float]:
