@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -51,12 +51,14 @@ from .code_walk import (
     locate_file,
     walk_single,
 )
+from .embedding import Vectors
 from .lexical import query_tokens
 from .query_prompt import PrimaryFn, ask_primary, code_query_prompt, score_label
 from .recency import RecencyTracker
 from .results import Candidate, ScoredMemory
 from .store import MemoryRecord
 from .system import MemorySystem
+from .system_config import Filters, JSONDict
 from .vector_sink import VectorSink
 
 MAX_CANDIDATE_CHARS = 4000
@@ -106,7 +108,7 @@ class CodeMemorySystem(MemorySystem):
         walker: WalkerFn | None = None,
         extractor: ExtractorFn | None = None,
         workers: int | None = None,
-        **memory_kwargs: Any,
+        **memory_kwargs: Any,  # Any: forwarded to MemorySystem, whose parameters check them
     ) -> None:
         for name, amount in (("dependency_boost_amount", dependency_boost_amount),
                              ("recency_boost_amount", recency_boost_amount)):
@@ -284,7 +286,7 @@ class CodeMemorySystem(MemorySystem):
             return self.sink_mode
         return SinkMode.FILES if self._dense.ranks() else SinkMode.NONE
 
-    def _index_vectors(self, texts: list[str]) -> Sequence[Any]:
+    def _index_vectors(self, texts: list[str]) -> Sequence[Vectors | None]:
         """Entity vectors for the indexer, or ``None`` each when nothing would use them (the
         dense ranking is off and the sink does not hold entities): no embedding cost then."""
         if self._dense_ranks() or self._sink.mode is SinkMode.ENTITIES:
@@ -317,7 +319,7 @@ class CodeMemorySystem(MemorySystem):
     def add_documentation_memory(self, title: str, content: str,
                                  category: str = "documentation",
                                  file_path: str | None = None,
-                                 metadata: dict[str, Any] | None = None) -> str:
+                                 metadata: JSONDict | None = None) -> str:
         """Store a documentation note; returns its memory id. ``ValueError`` if empty."""
         require_text(title=title, content=content)
         meta = {**(metadata or {}), "type": DOCUMENTATION, "title": title,
@@ -326,7 +328,7 @@ class CodeMemorySystem(MemorySystem):
 
     def add_debugging_session(self, description: str, error: str, solution: str,
                               file_path: str | None = None,
-                              metadata: dict[str, Any] | None = None) -> str:
+                              metadata: JSONDict | None = None) -> str:
         """Store how a problem was solved; returns its memory id. ``ValueError`` if empty."""
         require_text(description=description, error=error, solution=solution)
         meta = {**(metadata or {}), "type": DEBUGGING_SESSION, "file_path": file_path}
@@ -335,7 +337,7 @@ class CodeMemorySystem(MemorySystem):
 
     # -- MemorySystem CRUD kept consistent with the manifest and the sink ------------------------
     def update_memory(self, memory_id: str, text: str | None = None,
-                      metadata: dict[str, Any] | None = None) -> bool:
+                      metadata: JSONDict | None = None) -> bool:
         """As ``MemorySystem.update_memory``; an edited code entity's copy in the sink follows."""
         changed = super().update_memory(memory_id, text=text, metadata=metadata)
         if changed and isinstance(memory_id, str):
@@ -352,7 +354,7 @@ class CodeMemorySystem(MemorySystem):
     # -- retrieval -------------------------------------------------------------------------------
     async def retrieve_relevant_memories(
         self, context: str | CodeContext, include_file_hashes: bool = True, *,
-        filters: Mapping[str, Any] | None = None,
+        filters: Filters | None = None,
     ) -> list[ScoredMemory]:
         """Memories relevant to ``context`` (a string or ``CodeContext``), best first.
 
@@ -409,8 +411,8 @@ class CodeMemorySystem(MemorySystem):
         return "\n\n".join(f"{i}. {self._memory_text(m, include_scores)}"
                             for i, m in enumerate(memories, start=1))
 
-    def candidates(self, context: str | CodeContext | Request, limit: int | None = None,
-                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+    def candidates(self, context: object, limit: int | None = None,
+                   filters: Filters | None = None) -> list[Candidate]:
         """As ``MemorySystem.candidates``; a ``CodeContext`` with a ``current_file`` also fills
         free slots with entities related to that file (what it imports or calls, and callers
         of it), so the dependency boost has something to raise."""
@@ -431,14 +433,14 @@ class CodeMemorySystem(MemorySystem):
         return found + [Candidate(r, len(found) + i) for i, r in enumerate(related[:room], 1)]
 
     # -- MemorySystem hooks ----------------------------------------------------------------------
-    def _render_context(self, context: Any) -> str:
+    def _render_context(self, context: object) -> str:
         if isinstance(context, Request):
             hashes = (self._focus.file_hashes(context.context) if context.include_file_hashes
                       else None)
             return render_context(context.context, hashes)
         return render_context(as_context(context), None)
 
-    def _search_text(self, context: Any) -> str:
+    def _search_text(self, context: object) -> str:
         ctx = context.context if isinstance(context, Request) else as_context(context)
         return search_text(ctx)
 
@@ -448,7 +450,7 @@ class CodeMemorySystem(MemorySystem):
             text = text[:MAX_CANDIDATE_CHARS] + "\n... (truncated)"
         return f"{describe(record.metadata)}\n{text}"
 
-    def _adjust_scores(self, context: Any, scored: list[ScoredMemory]) -> list[ScoredMemory]:
+    def _adjust_scores(self, context: object, scored: list[ScoredMemory]) -> list[ScoredMemory]:
         ctx = context.context if isinstance(context, Request) else as_context(context)
         return self._focus.adjust(ctx, scored, Boosts(
             self.enable_dependency_boost, self.dependency_boost_amount,
@@ -460,7 +462,7 @@ class CodeMemorySystem(MemorySystem):
         super().clear_cache()
         self._recency.invalidate()
 
-    def get_stats(self) -> dict[str, Any]:
+    def get_stats(self) -> JSONDict:
         """The seed's keys (``total_code_memories``, ``total_non_code_memories``,
         ``total_memories``, ``cache_stats``) plus retrieval and boost configuration."""
         stats = super().get_stats()

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .dense import DenseStage, EmbedderFailed
-from .embedding import HashingEmbedder, as_matrix
+from .embedding import Embedder, HashingEmbedder, Vectors, as_matrix
 from .errors import StoreCorrupt
 from .lexical import lexical_query
 from .listwise import LISTWISE_VERSION, score_listwise_chunks
@@ -31,7 +31,14 @@ from .results import Candidate, ScoredMemory
 from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, ScoreOutcome, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
-from .system_config import RetrievalConfig, _check_text, parse_items
+from .system_config import (
+    Filters,
+    JSONDict,
+    ParsedItem,
+    RetrievalConfig,
+    _check_text,
+    parse_items,
+)
 
 __all__ = ["Candidate", "MemorySystem", "ScoredMemory"]  # the two result types live in results
 
@@ -91,7 +98,7 @@ class MemorySystem:
         *,
         candidate_limit: int = 20,
         enable_caching: bool = True,
-        embedder: Any = None,
+        embedder: Embedder | None = None,
         use_dense: bool = True,
         dense_ranking: str = "auto",
         llm_timeout: float | None = 60.0,
@@ -134,7 +141,7 @@ class MemorySystem:
     retry_attempts = property(lambda self: self._config.retry_attempts)
     retry_delay = property(lambda self: self._config.retry_delay)
 
-    def update_retrieval_config(self, **kwargs: Any) -> None:
+    def update_retrieval_config(self, **kwargs: Any) -> None:  # Any: RetrievalConfig checks
         """Change retrieval settings at runtime; all-or-nothing, ``ValueError`` on a bad value."""
         unknown = set(kwargs) - {f.name for f in dataclasses.fields(RetrievalConfig)}
         if unknown:
@@ -147,14 +154,14 @@ class MemorySystem:
             self._counts[key] += n
 
     # -- CRUD ------------------------------------------------------------------------------------
-    def add_memory(self, text: str, metadata: dict[str, Any] | None = None) -> str:
+    def add_memory(self, text: str, metadata: JSONDict | None = None) -> str:
         """Store ``text``; returns its id, or the existing id of an exact duplicate.
 
         Exact duplicate = same text and same metadata. ``ValueError`` if text is empty or None.
         """
         return self.add_memories([(text, metadata)])[0]
 
-    def add_memories(self, items: Iterable[Any]) -> list[str]:
+    def add_memories(self, items: Iterable[object]) -> list[str]:
         """Add many memories in ONE transaction; ids in input order (duplicates: existing id).
 
         Each item is a ``str``, ``(text, metadata)``, ``(text, metadata, embedding)`` or a mapping
@@ -173,8 +180,9 @@ class MemorySystem:
                                blob))
         key = self._dense.space()[0] if self._dense_ranks() else None
         mutation = self._store.insert_many(rows, key)
-        put = [(seq, vectors[i]) for i, (_, seq, created) in enumerate(mutation.value)
-               if created and vectors[i] is not None]
+        put = [(seq, vector) for (_, seq, created), vector in zip(mutation.value, vectors,
+                                                                   strict=True)
+               if created and vector is not None]
         self._dense.applied(mutation, put=put)
         return [memory_id for memory_id, _, _ in mutation.value]
 
@@ -182,10 +190,10 @@ class MemorySystem:
         """Vectors are stored and searched only when the dense ranking is used."""
         return self._use_dense and self._dense.ranks()
 
-    def _vectors_for(self, parsed: Sequence[tuple[str, Any, Any]], compute: bool) -> list[Any]:
+    def _vectors_for(self, parsed: Sequence[ParsedItem], compute: bool) -> list[Vectors | None]:
         """One vector (or None) per item: given ones checked, missing ones embedded if
         ``compute`` (given ones are kept only then too: unused vectors are not stored)."""
-        out: list[Any] = [None] * len(parsed)
+        out: list[Vectors | None] = [None] * len(parsed)
         given = [(i, emb) for i, (_, _, emb) in enumerate(parsed) if emb is not None]
         if not given and not compute:
             return out
@@ -199,13 +207,13 @@ class MemorySystem:
             out[i] = vector
         return out
 
-    def get_memory(self, memory_id: str) -> dict[str, Any] | None:
+    def get_memory(self, memory_id: str) -> JSONDict | None:
         """``{id, text, metadata, timestamp}`` or ``None`` if there is no such memory."""
         record = self._store.get(memory_id) if isinstance(memory_id, str) else None
         return record.as_dict() if record else None
 
     def update_memory(self, memory_id: str, text: str | None = None,
-                      metadata: dict[str, Any] | None = None) -> bool:
+                      metadata: JSONDict | None = None) -> bool:
         """Replace text and/or metadata (None = keep); ``False`` if the id is unknown.
 
         ``ValueError`` if ``text`` is given but empty. Metadata is replaced, not merged.
@@ -235,7 +243,7 @@ class MemorySystem:
         self._dense.applied(mutation, remove=mutation.value)
         return bool(mutation.value)
 
-    def delete_memories(self, filters: Mapping[str, Any]) -> int:
+    def delete_memories(self, filters: Filters) -> int:
         """Delete every memory whose metadata matches ``filters`` (non-empty); returns the count."""
         if not isinstance(filters, Mapping) or not filters:
             raise ValueError("delete_memories needs a non-empty metadata filter")
@@ -243,15 +251,15 @@ class MemorySystem:
         self._dense.applied(mutation, remove=mutation.value)
         return len(mutation.value)
 
-    def list_memories(self, filters: Mapping[str, Any] | None = None, *,
-                      limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    def list_memories(self, filters: Filters | None = None, *,
+                      limit: int | None = None, offset: int = 0) -> list[JSONDict]:
         """Memories matching ``filters`` (all if None), oldest first, as ``get_memory`` dicts."""
         return [r.as_dict() for r in self._store.select(filters, limit, offset)]
 
-    def count_memories(self, filters: Mapping[str, Any] | None = None) -> int:
+    def count_memories(self, filters: Filters | None = None) -> int:
         return self._store.count(filters)
 
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, memory_id: str) -> list[JSONDict]:
         """Changes of a memory, oldest first: ``action`` (add/update/delete), ``old_text``,
         ``old_metadata``, ``new_text``, ``new_metadata``, ``timestamp``. ``[]`` if unknown."""
         return self._store.history(memory_id) if isinstance(memory_id, str) else []
@@ -262,7 +270,7 @@ class MemorySystem:
 
     # -- retrieval -------------------------------------------------------------------------------
     async def retrieve_relevant_memories(
-        self, context: str, *, filters: Mapping[str, Any] | None = None
+        self, context: str, *, filters: Filters | None = None
     ) -> list[ScoredMemory]:
         """Memories relevant to ``context``, highest score first, at most ``max_memories``.
 
@@ -272,16 +280,16 @@ class MemorySystem:
         """
         return await self._retrieve(context, filters=filters)
 
-    async def _retrieve(self, context: Any, *,
-                        filters: Mapping[str, Any] | None = None) -> list[ScoredMemory]:
+    async def _retrieve(self, context: object, *,
+                        filters: Filters | None = None) -> list[ScoredMemory]:
         rendered = self._render_context(context)
         self._count("queries")
         records = [c.record for c in self.candidates(context, filters=filters)]
         scored = await self._score(rendered, records)
         return self._select(self._adjust_scores(context, scored))
 
-    def candidates(self, context: Any, limit: int | None = None,
-                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+    def candidates(self, context: object, limit: int | None = None,
+                   filters: Filters | None = None) -> list[Candidate]:
         """The pre-LLM ranking for ``context``, best first: exactly what the scorer receives.
 
         ``limit`` defaults to ``max(candidate_limit, max_memories)`` (the scorer's pool).
@@ -367,12 +375,12 @@ class MemorySystem:
         return (ok + failed)[: cfg.max_memories]
 
     # -- hooks -----------------------------------------------------------------------------------
-    def _render_context(self, context: Any) -> str:
+    def _render_context(self, context: object) -> str:
         if not isinstance(context, str) or not context.strip():
             raise ValueError("context must be a non-empty string")
         return context.strip()
 
-    def _search_text(self, context: Any) -> str:
+    def _search_text(self, context: object) -> str:
         """The words candidate search looks for (no labels, no prompt boilerplate)."""
         return self._render_context(context)
 
@@ -381,10 +389,10 @@ class MemorySystem:
             return record.text
         return f"{record.text}\n(metadata: {canonical_json(record.metadata)})"
 
-    def _adjust_scores(self, context: Any, scored: list[ScoredMemory]) -> list[ScoredMemory]:
+    def _adjust_scores(self, context: object, scored: list[ScoredMemory]) -> list[ScoredMemory]:
         return scored
 
-    def _build_query_prompt(self, context: Any, task: str,
+    def _build_query_prompt(self, context: object, task: str,
                             memories: Sequence[ScoredMemory]) -> str:
         return general_query_prompt(self.query_prompt_template,
                                     context=self._render_context(context),
@@ -418,7 +426,7 @@ class MemorySystem:
         (which file, where the damaged one was kept, what was lost, what to do)."""
         return self._store.damage.notice
 
-    def get_stats(self) -> dict[str, Any]:
+    def get_stats(self) -> JSONDict:
         """Counts, configuration, LLM calls and score-cache figures of this instance."""
         with self._counts_lock:
             counts = dict(self._counts)

@@ -16,6 +16,10 @@ SCORING_MODES = ("listwise", "pointwise")
 
 #: Metadata as the user gave it: any JSON-able mapping (``Any``: JSON values of any shape)
 Metadata = Mapping[str, Any]
+#: A JSON object the API hands back or takes (metadata, ``get_memory`` dicts, statistics)
+JSONDict = dict[str, Any]
+#: A metadata filter (JSON values; the grammar is ``retrieval.compile_filter``'s)
+Filters = Mapping[str, Any]
 #: One ``add_memories`` item after parsing: text, metadata, a precomputed embedding (checked
 #: later against the embedder's dimension, so still unchecked here) or None
 ParsedItem = tuple[str, Metadata | None, object]
