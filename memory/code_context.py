@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .store_support import JSONDict
+
 CODE_ENTITY = "code_entity"
 DOCUMENTATION = "documentation"
 DEBUGGING_SESSION = "debugging_session"
@@ -79,7 +81,7 @@ def search_text(ctx: CodeContext) -> str:
     return "\n".join(p.strip() for p in parts if p and p.strip())
 
 
-def describe(metadata: dict[str, Any] | None) -> str:
+def describe(metadata: JSONDict | None) -> str:
     """One header line for a memory: where a code entity lives, or what a note is."""
     meta = metadata or {}
     kind = meta.get("type")

@@ -10,18 +10,18 @@ content hashes of the files in view key the score cache (``file_hashes``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from .code_context import CODE_ENTITY, CodeContext
 from .code_manifest import CodeManifest
 from .dependencies import DependencyFocus
 from .recency import RecencyTracker
 from .results import ScoredMemory
+from .store_support import Filters, JSONDict, Metadata
 
 #: ``list_memories``: metadata filter -> memories as ``get_memory`` dicts (JSON: hence ``Any``)
-ListFn = Callable[[Mapping[str, Any]], list[dict[str, Any]]]
+ListFn = Callable[[Filters], list[JSONDict]]
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class CodeFocus:
                     return repo.repo_id, rel
         return None
 
-    def is_recent(self, meta: Mapping[str, Any]) -> bool:
+    def is_recent(self, meta: Metadata) -> bool:
         """Whether the entity's file changed within the recency window."""
         repo = self._manifest.repo(str(meta.get("repo_id")))
         if repo is None or not meta.get("path"):

@@ -15,13 +15,14 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .code_context import CODE_ENTITY
 from .code_manifest import CodeManifest, EntityRow, FileRow
 from .embedding import Vectors
+from .store_support import JSONDict, Metadata
 from .vector_sink import point_id
 
 if TYPE_CHECKING:  # the extraction package loads when a file is parsed, not at import
@@ -76,11 +77,7 @@ class IndexReport:
     notices: list[str] = field(default_factory=list)
 
 
-#: memory metadata (``Any``: JSON values, as ``MemorySystem`` stores them)
-Metadata = dict[str, Any]
-
-
-def entity_metadata(repo_id: str, entity: CodeEntity) -> Metadata:
+def entity_metadata(repo_id: str, entity: CodeEntity) -> JSONDict:
     """Memory metadata of one ``CodeEntity`` (path, qualified name, kind, language, span...)."""
     calls = sorted({str(c).rsplit(".", 1)[-1] for c in entity.calls})[:MAX_CALLS]
     return {
@@ -103,7 +100,7 @@ def entity_text(entity: CodeEntity) -> str:
 ReadFn = Callable[[str, str, int], "ReadResult"]
 """``(root, relative path, max bytes) -> ReadResult`` (default: the safe on-disk reader)."""
 
-LabelFn = Callable[["CodeEntity"], Mapping[str, Any]]
+LabelFn = Callable[["CodeEntity"], Metadata]
 """``entity -> extra metadata`` merged over ``entity_metadata`` (source name, version...)."""
 
 
@@ -111,9 +108,9 @@ ExtractorFn = Callable[[Iterable[tuple[str, bytes]]], Iterable["FileExtraction"]
 """``(repo-relative path, bytes) pairs -> FileExtraction`` results, in any order."""
 
 #: a new entity memory for ``add_memories``: text, metadata, vector (None: not needed)
-NewItem = tuple[str, Metadata, "Vectors | None"]
+NewItem = tuple[str, JSONDict, "Vectors | None"]
 #: an entity for the vector sink: its manifest row, text and metadata
-Pushed = tuple[EntityRow, str, Mapping[str, Any]]
+Pushed = tuple[EntityRow, str, Metadata]
 SinkPushFn = Callable[[list[Pushed], list[str], list[str]], None]
 """``push(pushed, removed point ids, touched paths)`` (``code_sink.SinkSync.pusher``)."""
 #: a changed file waiting to be parsed: walked file, bytes (None: read again later), digest
@@ -130,8 +127,8 @@ class MemoryOps:
     """The memory operations the indexer needs (bound by ``CodeMemorySystem``)."""
 
     def __init__(self, add: Callable[[list[NewItem]], list[str]],
-                 update_metadata: Callable[[str, Metadata], bool],
-                 delete: Callable[[str], bool], get: Callable[[str], Metadata | None],
+                 update_metadata: Callable[[str, JSONDict], bool],
+                 delete: Callable[[str], bool], get: Callable[[str], JSONDict | None],
                  embed: Callable[[list[str]], Sequence[Vectors | None]]) -> None:
         self.add, self.update_metadata, self.delete = add, update_metadata, delete
         self.get, self.embed = get, embed
@@ -142,7 +139,7 @@ class _Pending:
     """Entities of one extracted file waiting to be stored."""
 
     file: FileRow
-    keep: list[tuple[EntityRow, Metadata]]  # (existing row, new metadata)
+    keep: list[tuple[EntityRow, JSONDict]]  # (existing row, new metadata)
     new: list[tuple[CodeEntity, bytes | None]]  # (entity, reused vector or None)
     drop: list[EntityRow]
 
@@ -165,7 +162,7 @@ class RepositoryIndexer:
         self.labels = labels
         self.report = IndexReport(repo_id, root)
 
-    def _metadata(self, entity: CodeEntity) -> Metadata:
+    def _metadata(self, entity: CodeEntity) -> JSONDict:
         """The entity's memory metadata, with the caller's labels (e.g. a source's name)."""
         meta = entity_metadata(self.repo_id, entity)
         if self.labels is not None:
@@ -345,7 +342,7 @@ class RepositoryIndexer:
         old_rows = self.manifest.entities(self.repo_id, wf.path)
         by_key = {(r.qualified_name, r.occurrence): r for r in old_rows}
         vectors = {r.entity_hash: r.vector for r in old_rows if r.vector is not None}
-        keep: list[tuple[EntityRow, Metadata]] = []
+        keep: list[tuple[EntityRow, JSONDict]] = []
         new: list[tuple[CodeEntity, bytes | None]] = []
         used: set[str] = set()
         for entity in entities:
@@ -394,7 +391,7 @@ class RepositoryIndexer:
         self.report.entities_removed += sum(len(p.drop) for p in pending)
         self.report.entities_kept += sum(len(p.keep) for p in pending)
 
-    def _meta_changed(self, memory_id: str, meta: Mapping[str, Any]) -> str | None:
+    def _meta_changed(self, memory_id: str, meta: Metadata) -> str | None:
         """Update a kept entity's metadata if it moved; its text when it did, else None."""
         current = self.ops.get(memory_id)
         if current is None or current["metadata"] == meta:

@@ -18,10 +18,9 @@ when the embedder ranks code and nothing when it cannot (the Cat's default DumbE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from .code_index import Pushed, SinkPushFn
 from .code_manifest import CodeManifest, EntityRow
 from .embedding import Vectors
 from .file_points import file_metadata, file_outline, file_point_id
+from .store_support import Metadata
 from .vector_sink import SinkPoint, VectorSink, VectorSpaceMismatch, payload_metadata
 
 #: ``sink_count`` while a push is under way: a crash in between forces a full re-push.
@@ -39,7 +39,7 @@ DIRTY = -1
 SAMPLE = 64
 
 #: ``(memory id, text, metadata)`` of one entity memory (``Any``: JSON metadata)
-Payload = tuple[str, str, Mapping[str, Any]]
+Payload = tuple[str, str, Metadata]
 Payloads = Callable[[str, Sequence[str]], list[Payload]]
 """``(repo_id, memory_ids) -> [(memory_id, text, metadata)]`` from the plugin's store."""
 
@@ -325,6 +325,6 @@ class SinkSync:
                                       repo.sink_embedder, repo.sink_size)
 
 
-def _point(repo_id: str, row: EntityRow, text: str, meta: Mapping[str, Any]) -> SinkPoint:
+def _point(repo_id: str, row: EntityRow, text: str, meta: Metadata) -> SinkPoint:
     vector = np.frombuffer(row.vector or b"", dtype=np.float32)
     return SinkPoint(row.point_id, text, payload_metadata(repo_id, row.memory_id, meta), vector)

@@ -57,8 +57,8 @@ from .query_prompt import PrimaryFn, ask_primary, code_query_prompt, score_label
 from .recency import RecencyTracker
 from .results import Candidate, ScoredMemory
 from .store import MemoryRecord
+from .store_support import Filters, JSONDict
 from .system import MemorySystem
-from .system_config import Filters, JSONDict
 from .vector_sink import VectorSink
 
 MAX_CANDIDATE_CHARS = 4000

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from .embedder_check import Verdict, judge
 from .embedding import Embedder, VectorIndex, Vectors, as_matrix, embedder_key
 from .errors import CodeMemoryError
 from .store import MemoryStore, Mutation
+from .store_support import Filters
 
 _REEMBED_CHUNK = 512
 #: how many more neighbours than wanted to fetch before applying a metadata filter
@@ -127,7 +127,7 @@ class DenseStage:
         with self._lock:
             self._index = None
 
-    def search(self, query: str, k: int, filters: Mapping[str, Any] | None) -> list[int]:
+    def search(self, query: str, k: int, filters: Filters | None) -> list[int]:
         """Seqs of the ``k`` nearest memories to ``query`` (restricted by ``filters``).
 
         With filters, the nearest ``WIDEN * k`` are filtered first (cheap); only when too few

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from .errors import BackendUnavailable
 from .retrieval import split_identifier
+from .store_support import Metadata
 
 LEXICAL_VERSION = "code-fields-1"
 
@@ -218,7 +219,7 @@ def outline(text: str) -> str:
     return "\n".join(kept)
 
 
-def _flat(metadata: Mapping[str, Any], skip: frozenset[str] = frozenset()) -> str:
+def _flat(metadata: Metadata, skip: frozenset[str] = frozenset()) -> str:
     parts = []
     for key, value in metadata.items():
         if key in skip or value is None:
@@ -227,7 +228,7 @@ def _flat(metadata: Mapping[str, Any], skip: frozenset[str] = frozenset()) -> st
     return " ".join(parts)
 
 
-def document_fields(text: str, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+def document_fields(text: str, metadata: Metadata) -> tuple[str, ...]:
     """The FTS5 row of a memory, one analysed string per column of ``COLUMNS``."""
     if metadata.get("type") != "code_entity":
         return ("", "", "", analyzed(text), "", analyzed(_flat(metadata)))

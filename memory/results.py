@@ -7,9 +7,9 @@ them without importing the whole memory API. Both stay importable from ``system`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .store import MemoryRecord
+from .store_support import JSONDict
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Candidate:
         return self.record.text
 
     @property
-    def metadata(self) -> dict[str, Any]:  # Any: JSON metadata as the user stored it
+    def metadata(self) -> JSONDict:
         return self.record.metadata
 
 
@@ -44,7 +44,7 @@ class ScoredMemory:
 
     memory_id: str
     text: str
-    metadata: dict[str, Any] | None  # Any: JSON metadata as the user stored it
+    metadata: JSONDict | None
     timestamp: str
     relevance_score: float
     reasoning: str

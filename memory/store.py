@@ -21,7 +21,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -33,7 +33,14 @@ from .lexical import LexicalQuery
 from .retrieval import compile_filter
 from .store_lexical import index_row, meta_value, rebuild_batch, search, start_rebuild
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
-from .store_support import canonical_json, content_hash, journal_mode_for, utc_now
+from .store_support import (
+    Filters,
+    JSONDict,
+    canonical_json,
+    content_hash,
+    journal_mode_for,
+    utc_now,
+)
 
 __all__ = ["MemoryRecord", "MemoryStore", "Mutation", "NewRow", "StoreClosed", "canonical_json",
            "content_hash", "journal_mode_for", "utc_now"]
@@ -69,12 +76,12 @@ class MemoryRecord:
     seq: int
     id: str
     text: str
-    metadata: dict[str, Any]  # Any: JSON metadata as the user stored it
+    metadata: JSONDict
     content_hash: str
     created_at: str
     updated_at: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONDict:
         """The seed's ``get_memory`` shape: ``{id, text, metadata, timestamp}``."""
         return {"id": self.id, "text": self.text, "metadata": self.metadata,
                 "timestamp": self.updated_at}
@@ -101,14 +108,6 @@ class Mutation(Generic[V_co]):
 
 
 _COLUMNS = "seq, id, text, metadata, content_hash, created_at, updated_at"
-
-
-def _load(text: str | None) -> Any:  # Any: JSON metadata as the user stored it
-    return None if text is None else json.loads(text)
-
-
-def _rebuild_batch_after(after: int, conn: sqlite3.Connection) -> int:
-    return rebuild_batch(conn, after)
 
 
 def _record(row: Sequence[Any]) -> MemoryRecord:  # Any: an SQLite row
@@ -378,11 +377,11 @@ class MemoryStore:
     def delete(self, memory_id: str) -> Mutation[list[int]]:
         return self.delete_where("id = ?", [memory_id])
 
-    def delete_matching(self, filters: Mapping[str, Any] | None) -> Mutation[list[int]]:
+    def delete_matching(self, filters: Filters | None) -> Mutation[list[int]]:
         where, params = compile_filter(filters)
         return self.delete_where(where, params)
 
-    def select(self, filters: Mapping[str, Any] | None, limit: int | None = None,
+    def select(self, filters: Filters | None, limit: int | None = None,
                offset: int = 0) -> list[MemoryRecord]:
         """Memories matching ``filters`` in insertion order."""
         where, params = compile_filter(filters)
@@ -391,17 +390,17 @@ class MemoryStore:
             sql, [*params, -1 if limit is None else limit, offset]).fetchall())
         return [_record(r) for r in rows]
 
-    def count(self, filters: Mapping[str, Any] | None = None) -> int:
+    def count(self, filters: Filters | None = None) -> int:
         where, params = compile_filter(filters)
         return int(self._read(lambda c: c.execute(
             f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]))
 
-    def matching_seqs(self, filters: Mapping[str, Any]) -> list[int]:
+    def matching_seqs(self, filters: Filters) -> list[int]:
         where, params = compile_filter(filters)
         return [r[0] for r in self._read(lambda c: c.execute(
             f"SELECT seq FROM memories WHERE {where}", params).fetchall())]
 
-    def filter_seqs(self, seqs: Sequence[int], filters: Mapping[str, Any]) -> list[int]:
+    def filter_seqs(self, seqs: Sequence[int], filters: Filters) -> list[int]:
         """The subset of ``seqs`` whose metadata matches ``filters``."""
         if not seqs:
             return []
@@ -411,13 +410,15 @@ class MemoryStore:
             f"SELECT seq FROM memories WHERE seq IN ({marks}) AND {where}",
             [*seqs, *params]).fetchall())]
 
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, memory_id: str) -> list[JSONDict]:
         """Every change of ``memory_id``, oldest first (kept after deletion)."""
         rows = self._read(lambda c: c.execute(
             "SELECT action, old_text, old_metadata, new_text, new_metadata, at FROM "
             "memory_history WHERE memory_id=? ORDER BY seq", (memory_id,)).fetchall())
-        return [{"action": a, "old_text": ot, "old_metadata": _load(om), "new_text": nt,
-                 "new_metadata": _load(nm), "timestamp": at} for a, ot, om, nt, nm, at in rows]
+        return [{"action": a, "old_text": ot,
+                 "old_metadata": None if om is None else json.loads(om), "new_text": nt,
+                 "new_metadata": None if nm is None else json.loads(nm), "timestamp": at}
+                for a, ot, om, nt, nm, at in rows]
 
     # -- candidate stages ----------------------------------------------------------------------
     def _ensure_lexical(self) -> None:
@@ -427,10 +428,10 @@ class MemoryStore:
             return
         after = 0
         while after >= 0:
-            after = self._write(partial(_rebuild_batch_after, after))
+            after = self._write(partial(rebuild_batch, after=after))
 
     def lexical(self, query: LexicalQuery | Sequence[str], limit: int,
-                filters: Mapping[str, Any] | None = None) -> list[int]:
+                filters: Filters | None = None) -> list[int]:
         """Seqs of the best matches for ``query`` (``lexical.lexical_query``, or analysed
         tokens), restricted by ``filters``; see ``store_lexical.search``."""
         return self._read(lambda c: search(c, query, limit, filters))

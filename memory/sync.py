@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from .results import Candidate, ScoredMemory
+from .store_support import Filters, JSONDict
 from .system import MemorySystem
-from .system_config import Filters, JSONDict
 
 T = TypeVar("T")
 SyncLLM = Callable[[str], str]

@@ -31,9 +31,8 @@ from .results import Candidate, ScoredMemory
 from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, ScoreOutcome, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
+from .store_support import Filters, JSONDict
 from .system_config import (
-    Filters,
-    JSONDict,
     ParsedItem,
     RetrievalConfig,
     _check_text,
