@@ -7,7 +7,6 @@ are small, pure and testable on their own. ``CodeContext`` is re-exported by ``c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .store_support import JSONDict
 
@@ -39,13 +38,13 @@ class Request:
     include_file_hashes: bool
 
 
-def require_text(**fields: Any) -> None:
+def require_text(**fields: object) -> None:
     for name, value in fields.items():
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"{name} must be a non-empty string")
 
 
-def as_context(context: Any) -> CodeContext:
+def as_context(context: object) -> CodeContext:
     if isinstance(context, CodeContext):
         if not isinstance(context.user_query, str) or not context.user_query.strip():
             raise ValueError("CodeContext.user_query must be a non-empty string")

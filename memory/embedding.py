@@ -87,7 +87,7 @@ def _word_slots(word: str, dimension: int) -> tuple[tuple[int, float], ...]:
     return tuple(slots)
 
 
-def embedder_key(embedder: Any, dimension: int) -> str:
+def embedder_key(embedder: object, dimension: int) -> str:
     """The identity of a vector space, stored next to each vector."""
     name = getattr(embedder, "name", None) or type(embedder).__name__
     return f"{name}:{dimension}"

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Protocol
 
 from .errors import BackendUnavailable
 from .retrieval import split_identifier
@@ -196,7 +196,7 @@ def lexical_query(text: str) -> LexicalQuery:
 
 
 def with_container_prior(scored: Sequence[tuple[int, float]],
-                         kinds: Mapping[int, Any]) -> list[int]:
+                         kinds: Mapping[int, object]) -> list[int]:
     """Ids of ``(id, bm25)`` pairs re-ranked with containers' scores times ``CONTAINER_PRIOR``.
 
     bm25 here is SQLite's: negative, lower is better, so the product lowers a container.
