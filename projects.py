@@ -148,21 +148,32 @@ class Registry:
         self._build = build
         self._lock = threading.Lock()
         self._projects: dict[tuple[str, str], Project] = {}
+        #: one lock per key, held while that project is built: a large index opening for one
+        #: repository never holds up another repository's turns (nor the registry lock)
+        self._building: dict[tuple[str, str], threading.Lock] = {}
 
     def project(self, config: ProjectConfig, vectors: CatVectors) -> Project:
-        """The project for ``config``: built, reconfigured or rebuilt as its fingerprint says."""
+        """The project for ``config``: built, reconfigured or rebuilt as its fingerprint says.
+
+        A build (opening the store, checking its integrity) runs outside the registry lock;
+        callers for the same repository wait for it and share the result.
+        """
         key = (config.data_dir, config.root)
         with self._lock:
-            current = self._projects.get(key)
-            if current is not None and current.config.identity == config.identity:
-                current.code.attach_vector_sink(CatVectorSink(vectors.declarative))
-                if current.config.fingerprint() != config.fingerprint():
-                    current.apply(config)
-                return current
-            if current is not None:  # the embedder changed: the old one goes when unused
-                self._retire(current)
+            building = self._building.setdefault(key, threading.Lock())
+        with building:
+            with self._lock:
+                current = self._projects.get(key)
+                if current is not None and current.config.identity == config.identity:
+                    current.code.attach_vector_sink(CatVectorSink(vectors.declarative))
+                    if current.config.fingerprint() != config.fingerprint():
+                        current.apply(config)
+                    return current
             project = self._build(config, vectors, current.ledger if current else None)
-            self._projects[key] = project
+            with self._lock:
+                if current is not None:  # the embedder changed: the old one goes when unused
+                    self._retire(current)
+                self._projects[key] = project
             return project
 
     @contextlib.contextmanager

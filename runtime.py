@@ -349,13 +349,24 @@ def redo_draft(cat: Any) -> str:
 def index_at_startup(cheshire_cat: Any) -> None:
     """After the Cat boots, bring the index of the configured repository up to date.
 
-    ``cheshire_cat`` is the ``CheshireCat`` itself: no user, no working memory.
+    ``cheshire_cat`` is the ``CheshireCat`` itself: no user, no working memory. Everything
+    but reading the settings runs in a thread: opening a large project (the store's integrity
+    check, the manifest) must not hold up the Cat's boot or its first messages.
     """
     turn = Turn(_NoWorkingMemory(), Workspace.of(cheshire_cat, REGISTRY),
                 UserLink(cheshire_cat))
     if turn.workspace.repository_configured:
         _ensure_shutdown_hook()
+        threading.Thread(target=_startup_pass, args=(turn,), name="codemem-startup",
+                         daemon=True).start()
+
+
+def _startup_pass(turn: Turn) -> None:
+    try:
         cat_logger().info(f"code working memory: {_start_indexing(turn, notify=False)}")
+    except Exception:  # crash boundary of a background thread: logged, the Cat runs on
+        if not LIFECYCLE.stopping.is_set():
+            log.exception("the start-up indexing pass failed")
 
 
 class _NoWorkingMemory:

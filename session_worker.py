@@ -20,6 +20,7 @@ from .codegen.metacode import MetaCode
 from .codegen.phases import CodegenPhase
 from .lifecycle import ShuttingDown
 from .llm_port import LIFECYCLE
+from .memory.commits.message import is_good
 from .memory.errors import TaskNotFound
 from .memory.scratchpad import Scratchpad
 from .projects import PROGRESS_INTERVAL_S, Project, Throttle
@@ -30,9 +31,6 @@ if TYPE_CHECKING:
     from .session import Session
 
 log = logging.getLogger(__name__)
-
-#: Verdicts of drafts the loop may start from.
-GOOD_VERDICTS = ("passed", "committed", "imported", "final")
 
 
 class DraftWorker:
@@ -146,7 +144,7 @@ def interruption_report(state: SessionState, project: Project | None) -> tuple[s
         entries = []
     if entries:
         last = entries[0]
-        good = next((e for e in entries if str(e.verdict).lower() in GOOD_VERDICTS), None)
+        good = next((e for e in entries if is_good(str(e.verdict))), None)
         last_good = good.id if good is not None else ""
         lines.append(f"Last draft: draft {last.iteration} `{last.id[:10]}` [{last.verdict}] "
                      f"{last.name}.")

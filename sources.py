@@ -56,8 +56,10 @@ _REMOVE = re.compile(r"^\s*(?:please\s+)?(?:remove|delete|drop)\s+(?:the\s+)?(?:
 class Project(Protocol):
     """What this module needs of ``projects.Project``."""
 
-    root: str
-    code: CodeMemorySystem
+    @property
+    def root(self) -> str: ...
+    @property
+    def code(self) -> CodeMemorySystem: ...
 
 
 @dataclass(frozen=True)

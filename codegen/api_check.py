@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from .ports import ApiAnswer, ApiFacts, ApiParam
-from .report import CheckResult
+from .report import FAILED, PASSED, SKIPPED, CheckResult
 
 CHECK = "api"
 #: Failures reported per draft at most (the feedback must stay short).
@@ -64,13 +64,13 @@ def check_library_calls(files: Mapping[str, str], paths: Sequence[str], facts: A
             problem = describe_problem(use, answer)
             if problem and (use.name, problem) not in seen:
                 seen.add((use.name, problem))
-                failures.append(CheckResult(CHECK, "failed", problem, f"{path}:{use.line}"))
+                failures.append(CheckResult(CHECK, FAILED, problem, f"{path}:{use.line}"))
     if failures:
         return failures[:MAX_FAILURES]
     if checked:
-        return [CheckResult(CHECK, "passed",
+        return [CheckResult(CHECK, PASSED,
                             f"{checked} use(s) of indexed library APIs match their signatures")]
-    return [CheckResult(CHECK, "skipped", "the draft uses no indexed library API")]
+    return [CheckResult(CHECK, SKIPPED, "the draft uses no indexed library API")]
 
 
 def _parse(source: str) -> ast.Module | None:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Sequence
+from typing import TypeAlias, TypeGuard
 
 import libcst as cst
 
 from .errors import EditRejected
 
 _DEF = (cst.FunctionDef, cst.ClassDef)
+#: What an entity edit replaces: a function or a class.
+_Def: TypeAlias = "cst.FunctionDef | cst.ClassDef"
 
 
 def replace_entity(source: str, qualname: str, code: str, *, path: str = "<draft>") -> str:
@@ -37,7 +40,7 @@ def replace_entity(source: str, qualname: str, code: str, *, path: str = "<draft
 
 
 def _parse_snippet(code: str, qualname: str
-                   ) -> tuple[cst.FunctionDef | cst.ClassDef, list[cst.SimpleStatementLine]]:
+                   ) -> tuple[_Def, list[cst.SimpleStatementLine]]:
     name = qualname.rsplit(".", 1)[-1]
     try:
         snippet = cst.parse_module(textwrap.dedent(code))
@@ -56,14 +59,15 @@ def _parse_snippet(code: str, qualname: str
     return defs[0], imports
 
 
-def _is_import(stmt: cst.CSTNode) -> bool:
+def _is_import(stmt: cst.CSTNode) -> TypeGuard[cst.SimpleStatementLine]:
     return isinstance(stmt, cst.SimpleStatementLine) and all(
         isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body)
 
 
-def _swap(stmts: Sequence[cst.BaseStatement], parts: list[str], new: cst.CSTNode,
+def _swap(stmts: Sequence[cst.BaseStatement], parts: list[str], new: _Def,
           qualname: str, path: str, top: bool) -> list[cst.BaseStatement]:
-    hits = [i for i, s in enumerate(stmts) if isinstance(s, _DEF) and s.name.value == parts[0]]
+    hits = [(i, s) for i, s in enumerate(stmts)
+            if isinstance(s, _DEF) and s.name.value == parts[0]]
     if len(hits) > 1:
         raise EditRejected(f"{qualname}: {len(hits)} definitions named {parts[0]!r} in {path}; "
                            "use a SEARCH/REPLACE block to say which one")
@@ -72,8 +76,7 @@ def _swap(stmts: Sequence[cst.BaseStatement], parts: list[str], new: cst.CSTNode
             raise EditRejected(f"{qualname}: class {parts[0]!r} not found in {path}")
         blank = [cst.EmptyLine()] * (2 if top else 1) if stmts else []
         return [*stmts, new.with_changes(leading_lines=blank)]
-    i = hits[0]
-    old = stmts[i]
+    i, old = hits[0]
     if len(parts) == 1:
         return [*stmts[:i], _carry_over(old, new), *stmts[i + 1:]]
     if not isinstance(old, cst.ClassDef) or not isinstance(old.body, cst.IndentedBlock):
@@ -82,7 +85,7 @@ def _swap(stmts: Sequence[cst.BaseStatement], parts: list[str], new: cst.CSTNode
     return [*stmts[:i], old.with_changes(body=old.body.with_changes(body=inner)), *stmts[i + 1:]]
 
 
-def _carry_over(old: cst.FunctionDef | cst.ClassDef, new: cst.CSTNode) -> cst.CSTNode:
+def _carry_over(old: _Def, new: _Def) -> _Def:
     changes: dict[str, object] = {"leading_lines": old.leading_lines}
     if not new.decorators:
         changes["decorators"] = old.decorators
@@ -108,7 +111,7 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
             and isinstance(stmt.body[0].value, cst.SimpleString | cst.ConcatenatedString))
 
 
-def _code_of(imports: list[cst.SimpleStatementLine], new: cst.CSTNode) -> str:
+def _code_of(imports: list[cst.SimpleStatementLine], new: _Def) -> str:
     module = cst.Module(body=[*imports, new.with_changes(
         leading_lines=[cst.EmptyLine()] * (2 if imports else 0))])
     return module.code

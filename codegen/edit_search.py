@@ -26,7 +26,11 @@ def search_replace(text: str, search: str, replace: str, *, path: str = "<draft>
         lines = _line_numbers(text, search)
         raise EditRejected(f"SEARCH text matches {count} places in {path} (lines {lines}); "
                            "include more surrounding lines so it matches exactly one")
-    lines = text.splitlines(keepends=True)
+    return _apply_loose(text.splitlines(keepends=True), search, replace, path)
+
+
+def _apply_loose(lines: list[str], search: str, replace: str, path: str) -> str:
+    """The whitespace-insensitive, then fuzzy, layers (the exact one found nothing)."""
     want = search.splitlines()
     hits = _loose_hits(lines, want)
     if len(hits) > 1:
@@ -35,12 +39,14 @@ def search_replace(text: str, search: str, replace: str, *, path: str = "<draft>
     if hits:
         return _splice(lines, hits[0], len(want), search, replace)
     start, ratio, rivals = _fuzzy(lines, want)
-    if start is not None and ratio >= FUZZY_RATIO and not rivals:
+    if start is None:
+        raise EditRejected(f"SEARCH text not found in {path}\nQuote the current lines exactly.")
+    if ratio >= FUZZY_RATIO and not rivals:
         return _splice(lines, start, len(want), search, replace)
-    if start is not None and ratio >= FUZZY_RATIO:
+    if ratio >= FUZZY_RATIO:
         raise EditRejected(f"SEARCH text for {path} is close to several places (lines "
                            f"{[start + 1, *[r + 1 for r in rivals]]}); quote the lines exactly")
-    closest = "".join(lines[start:start + len(want)]) if start is not None else ""
+    closest = "".join(lines[start:start + len(want)])
     raise EditRejected(f"SEARCH text not found in {path}" + (
         f"; the closest lines ({start + 1}-{start + len(want)}, similarity {ratio:.2f}) are:\n"
         f"{closest}" if closest else "") + "\nQuote the current lines exactly.")

@@ -22,9 +22,11 @@ from typing import Any
 from ..llm.retry import ask
 from .edit_entity import add_docstring
 from .metacode import MetaCode
+from .outcomes import DraftOutcome, commit_verdict
+from .ports import DraftStore, JsonObject, SandboxRun
 from .prompts import data_block, draft_blocks, render
 from .reply_models import docs_spec, review_spec
-from .report import CheckResult, ValidationReport
+from .report import FAILED, SKIPPED, CheckResult, ValidationReport
 from .sandbox_protect import SandboxPolicy
 
 
@@ -113,10 +115,10 @@ class ExtendedDeps:
     meta: MetaCode
     task_id: str
     llm: Callable[[str], str]
-    store: Any
+    store: DraftStore
     validate_all: Callable[[dict[str, str]], ValidationReport]
-    sandbox: Callable[..., Any]
-    snapshot: Callable[[], dict]
+    sandbox: SandboxRun
+    snapshot: Callable[[], JsonObject]
     emit: Callable[[str, str, str], None]
     #: one more iteration with the review's feedback: Revised, or why it was not applied
     revise: Callable[[str, str], Revised | str]
@@ -133,7 +135,7 @@ def run_extended(deps: ExtendedDeps, files: dict[str, str], commit_id: str,
         perf = pool.submit(_perf, deps, files, previous, config)
         report, comparison = rerun.result(), perf.result()
     if comparison and not comparison.ok:
-        report = report.add(CheckResult("performance", "failed", "; ".join(comparison.regressions)))
+        report = report.add(CheckResult("performance", FAILED, "; ".join(comparison.regressions)))
     if not report.ok:
         return ExtendedResult(False, report, "", files, perf=comparison)
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-ext") as pool:
@@ -168,7 +170,7 @@ def _incorporate(deps: ExtendedDeps, rev: Review | None, files: dict[str, str], 
 
 def _rerun(deps: ExtendedDeps, files: dict[str, str], config: ExtendedConfig) -> ValidationReport:
     if not config.rerun_tests:
-        return ValidationReport((CheckResult("tests", "skipped", "re-run switched off"),))
+        return ValidationReport((CheckResult("tests", SKIPPED, "re-run switched off"),))
     deps.emit("rerun_tests", "started", "")
     return deps.validate_all(files)
 
@@ -274,7 +276,7 @@ def _document(deps: ExtendedDeps, files: dict[str, str], commit_id: str, docstri
     if documented[path] == files[path]:
         return commit_id
     report = deps.validate_all(documented)
-    verdict = "final" if report.ok else "failed"
+    verdict = commit_verdict(DraftOutcome.DOCUMENTED if report.ok else DraftOutcome.REJECTED)
     new_id = deps.store.commit(
         deps.task_id, documented, name=f"{verdict}: {meta.symbol} documented",
         reason=(note or "documentation added") if report.ok else report.as_feedback(),

@@ -18,7 +18,7 @@ from ..llm.retry import ask
 from .metacode import MetaCode
 from .prompts import data_block, draft_blocks, render
 from .reply_models import judge_spec
-from .report import CheckResult, ValidationReport
+from .report import FAILED, PASSED, CheckResult, ValidationReport
 
 
 @dataclass(frozen=True)
@@ -47,14 +47,14 @@ class JudgeVerdict:
         """``judge`` results in the shared report shape (one per failed check)."""
         if self.error:
             return ValidationReport((CheckResult(
-                "judge", "failed", f"judge answer unusable ({self.error}); counted as "
+                "judge", FAILED, f"judge answer unusable ({self.error}); counted as "
                 "disagreement"),))
         failed = [c for c in self.checks if not c.passed]
         if not failed:
-            return ValidationReport((CheckResult("judge", "passed",
+            return ValidationReport((CheckResult("judge", PASSED,
                                                  f"{len(self.checks)} acceptance check(s) met"),))
         return ValidationReport(tuple(
-            CheckResult("judge", "failed", f"acceptance check not met: {c.check} ({c.reason})",
+            CheckResult("judge", FAILED, f"acceptance check not met: {c.check} ({c.reason})",
                         where=f"acceptance check {c.index}") for c in failed))
 
     def to_dict(self) -> dict[str, Any]:

@@ -13,9 +13,10 @@ import importlib.util
 import json
 import subprocess
 import sys
+from typing import Any
 
 from .pycheck import version_tuple
-from .report import CheckResult
+from .report import FAILED, PASSED, SKIPPED, CheckResult
 
 SELECT = "E9,F63,F7,F82"
 _SYNTAX_CODES = (None, "E999", "invalid-syntax", "syntax-error")
@@ -36,7 +37,7 @@ def lint_source(source: str, path: str, python_version: str = "3.10",
                 timeout_s: float = 30.0) -> tuple[CheckResult, ...]:
     """One ``lint`` result per finding (at most 10), or a single passed/skipped result."""
     if not ruff_available():
-        return (CheckResult("lint", "skipped", "ruff is not installed in the Cat's Python"),)
+        return (CheckResult("lint", SKIPPED, "ruff is not installed in the Cat's Python"),)
     argv = [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache",
             "--select", SELECT, "--output-format", "json",
             "--target-version", ruff_target(python_version), "--stdin-filename", path, "-"]
@@ -45,19 +46,19 @@ def lint_source(source: str, path: str, python_version: str = "3.10",
                               capture_output=True, timeout=timeout_s,
                               env={"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"})
     except (OSError, subprocess.TimeoutExpired) as err:
-        return (CheckResult("lint", "skipped", f"ruff could not run: {err}"),)
+        return (CheckResult("lint", SKIPPED, f"ruff could not run: {err}"),)
     try:
         findings = json.loads(done.stdout.decode("utf-8", "replace") or "[]")
     except ValueError:
         tail = done.stderr.decode("utf-8", "replace").strip()[-300:]
-        return (CheckResult("lint", "skipped", f"ruff gave no JSON (rc {done.returncode}): "
+        return (CheckResult("lint", SKIPPED, f"ruff gave no JSON (rc {done.returncode}): "
                                                f"{tail}"),)
     if not findings:
-        return (CheckResult("lint", "passed", "", path),)
+        return (CheckResult("lint", PASSED, "", path),)
     return tuple(_finding(f, path) for f in findings[:_MAX_FINDINGS])
 
 
-def _finding(item: dict, path: str) -> CheckResult:
+def _finding(item: dict[str, Any], path: str) -> CheckResult:  # one JSON finding of ruff
     loc = item.get("location") or {}
     where = f"{path}:{loc.get('row', 0)}:{loc.get('column', 0)}"
     code = item.get("code")
@@ -66,4 +67,4 @@ def _finding(item: dict, path: str) -> CheckResult:
         label = "syntax error"
     else:
         label = str(code)
-    return CheckResult("lint", "failed", f"{label}: {message}", where)
+    return CheckResult("lint", FAILED, f"{label}: {message}", where)

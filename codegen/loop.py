@@ -23,18 +23,20 @@ from .extended import ExtendedConfig, ExtendedDeps, ExtendedResult, Revised, run
 from .judge import JudgeVerdict, judge_draft
 from .loop_context import load_context
 from .metacode import MetaCode
+from .outcomes import DraftOutcome, commit_verdict, is_baseline
 from .ports import (
     ApiFacts,
     Completer,
     ContextSource,
     DraftStore,
+    JsonObject,
     Notes,
     SandboxRun,
     TestSelector,
     Validator,
 )
 from .prompts import data_block, draft_blocks, render
-from .report import CheckResult, ValidationReport
+from .report import FAILED, CheckResult, ValidationReport
 from .sandbox_protect import SandboxPolicy
 from .testgen import example_tests
 
@@ -223,7 +225,7 @@ class _Run:
             attempt = self._attempt(head, feedback)
             report = attempt.report
             if attempt.passed:
-                commit_id = self._commit(attempt, "passed")
+                commit_id = self._commit(attempt, DraftOutcome.PASSED)
                 outcome = self._after_commit(attempt, commit_id, head)
                 if outcome is not None:
                     return outcome
@@ -288,7 +290,7 @@ class _Run:
         if not isinstance(result, Applied):
             self._emit("apply", "failed", result.message)
             self._note(f"iter{n}.apply", {"status": "rejected", "message": result.message})
-            return _Attempt(None, ValidationReport((CheckResult("edit", "failed",
+            return _Attempt(None, ValidationReport((CheckResult("edit", FAILED,
                                                                 result.message),)))
         self._note(f"iter{n}.apply", {"status": "applied", "changed": list(result.changed)})
         self._emit("apply", "done", ", ".join(result.changed))
@@ -358,7 +360,7 @@ class _Run:
             history = list(self.store.log(self.task_id))  # newest first
         except KeyError:  # the port's "no such task" (memory.TaskNotFound is a KeyError)
             history = []
-        good = next((c for c in history if _good(c.verdict)), None)
+        good = next((c for c in history if c.good), None)
         if good is not None:
             return good.id
         path = self.meta.target_path
@@ -366,24 +368,25 @@ class _Run:
         return self.store.commit(self.task_id, files, name=f"start: {self.meta.symbol or path}",
                                  reason="the repository's version of the target",
                                  metacode=self.meta.to_dict(), snapshot=self._snapshot(),
-                                 verdict="imported")
+                                 verdict=commit_verdict(DraftOutcome.BASELINE))
 
-    def _commit(self, attempt: _Attempt, verdict: str) -> str:
+    def _commit(self, attempt: _Attempt, outcome: DraftOutcome) -> str:
         n, symbol = self.iteration, self.meta.symbol or self.meta.target_path
-        name = f"draft {n}: {symbol} {'passes all checks' if verdict == 'passed' else 'rejected'}"
+        passed, verdict = outcome is DraftOutcome.PASSED, commit_verdict(outcome)
+        name = f"draft {n}: {symbol} {'passes all checks' if passed else 'rejected'}"
         reason = ("All checks passed:\n" + "\n".join(
-            f"- {r.check}: {r.message or r.status}" for r in attempt.report.results)
-            if verdict == "passed" else attempt.report.as_feedback())
+            f"- {r.check}: {r.message or r.status.value}" for r in attempt.report.results)
+            if passed else attempt.report.as_feedback())
         commit_id = self.store.commit(self.task_id, dict(attempt.files or {}), name=name,
                                       reason=reason, metacode=self.meta.to_dict(),
                                       snapshot=self._snapshot(), verdict=verdict)
         self._note(f"iter{n}.decision", {"verdict": verdict, "commit": commit_id})
-        self._emit("commit", "done" if verdict == "passed" else "failed", commit_id)
+        self._emit("commit", "done" if passed else "failed", commit_id)
         return commit_id
 
     def _reject(self, attempt: _Attempt, head: str) -> None:
         if attempt.files is not None:
-            self._commit(attempt, "failed")
+            self._commit(attempt, DraftOutcome.REJECTED)
             self.store.rollback(self.task_id, to=head)
         self._note(f"iter{self.iteration}.rollback", {"to": head})
         self._emit("rollback", "done", f"back to {head[:10]}")
@@ -396,7 +399,7 @@ class _Run:
         self.iteration += 1
         attempt = self._attempt(head, feedback)
         if attempt.passed:
-            return Revised(dict(attempt.files or {}), self._commit(attempt, "passed"))
+            return Revised(dict(attempt.files or {}), self._commit(attempt, DraftOutcome.PASSED))
         self._reject(attempt, head)
         return f"the revised draft did not pass validation ({attempt.report.as_feedback(300)})"
 
@@ -413,13 +416,13 @@ class _Run:
                             self.config.sandbox_policy)
 
     def _is_implementation(self, commit_id: str) -> bool:
-        return any(c.id == commit_id and _good(c.verdict) and c.verdict.lower() != "imported"
+        return any(c.id == commit_id and c.good and not is_baseline(c.verdict)
                    for c in self.store.log(self.task_id))
 
     def _files_of(self, commit_id: str) -> dict[str, str]:
         return dict(self.store.show(commit_id).files or {})
 
-    def _snapshot(self) -> dict:
+    def _snapshot(self) -> JsonObject:
         return dict(self.notes.snapshot(self.task_id)) if self.notes is not None else {}
 
     def _note(self, key: str, value: Any) -> None:
@@ -453,10 +456,6 @@ class _Run:
                       self.api_refs)
 
     _ext_failure: ValidationReport = ValidationReport()
-
-
-def _good(verdict: str) -> bool:
-    return verdict.strip().lower() in ("passed", "committed", "imported", "final")
 
 
 def _default(name: str, module: str = ".validate") -> Any:

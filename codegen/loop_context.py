@@ -11,13 +11,26 @@ import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from .metacode import MetaCode
-from .ports import API_REFERENCE
+from .outcomes import is_baseline
+from .ports import API_REFERENCE, ContextSnippet, ContextSource, DraftStore, EpisodeRecord
 from .prompts import data_blocks
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+class ContextLimits(Protocol):
+    """The part of the loop's config the loads use (``LoopConfig`` fits)."""
+
+    @property
+    def context_limit(self) -> int: ...
+
+    @property
+    def history_limit(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -37,8 +50,8 @@ class LoadedContext:
                 "api": list(self.api_refs), "warnings": list(self.warnings)}
 
 
-def load_context(meta: MetaCode, task_id: str, store: Any, repo: Callable | None,
-                 assoc: Callable | None, head: str, config: Any) -> LoadedContext:
+def load_context(meta: MetaCode, task_id: str, store: DraftStore, repo: ContextSource | None,
+                 assoc: ContextSource | None, head: str, config: ContextLimits) -> LoadedContext:
     """Run the three loads on a thread pool and render each for the prompt."""
     query = f"{meta.symbol} {meta.behaviour}".strip()
     limit = config.context_limit
@@ -62,7 +75,7 @@ def load_context(meta: MetaCode, task_id: str, store: Any, repo: Callable | None
         api_refs=tuple(f"{s.title} ({s.source})" for s in api))
 
 
-def _safe(what: str, fn: Callable | None, *args: Any) -> tuple[Any, str]:
+def _safe(what: str, fn: Callable[..., _T] | None, *args: object) -> tuple[_T | None, str]:
     if fn is None:
         return None, ""
     try:
@@ -72,22 +85,21 @@ def _safe(what: str, fn: Callable | None, *args: Any) -> tuple[Any, str]:
         return None, f"{what} unavailable: {type(err).__name__}: {err}"
 
 
-def _history(store: Any, task_id: str, query: str, limit: int) -> list[str]:
+def _history(store: DraftStore, task_id: str, query: str, limit: int) -> list[str]:
     """What was tried in this task (rolled-back drafts included) and related other episodes."""
     search = getattr(store, "search_episodes", None)
     if search is None:
         return []
     own = sorted(search("", task_id=task_id, limit=limit),
                  key=lambda e: (getattr(e, "time", 0), getattr(e, "iteration", 0)))
-    lines = [_episode_line(e, "") for e in own if str(getattr(e, "verdict", "")).lower()
-             != "imported"]
+    lines = [_episode_line(e, "") for e in own if not is_baseline(str(getattr(e, "verdict", "")))]
     others = [e for e in search(query, task_id=None, limit=limit)
               if getattr(e, "task_id", task_id) != task_id]
     lines += [_episode_line(e, "(other task) ") for e in others[: max(1, limit // 2)]]
     return lines
 
 
-def _episode_line(ep: Any, prefix: str) -> str:
+def _episode_line(ep: EpisodeRecord, prefix: str) -> str:
     return (f"- {prefix}{getattr(ep, 'name', '')} [{getattr(ep, 'verdict', '?')}]: "
             f"{_one_line(getattr(ep, 'reason', str(ep)))}")
 
@@ -97,6 +109,6 @@ def _one_line(text: str, limit: int = 400) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _snippets(kind: str, items: Sequence[Any]) -> str:
+def _snippets(kind: str, items: Sequence[ContextSnippet]) -> str:
     return data_blocks([(kind, f"{getattr(s, 'source', '?')} {getattr(s, 'title', '')}".strip(),
                          getattr(s, "text", str(s))) for s in items])

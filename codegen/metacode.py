@@ -362,7 +362,7 @@ def _freeze(value: Any) -> Any:
     return value
 
 
-class _FrozenDict(dict):
+class _FrozenDict(dict[str, Any]):
     """A read-only dict for expected values (JSON objects)."""
 
     def __hash__(self) -> int:  # type: ignore[override]

@@ -10,7 +10,8 @@ the user sees them in the proposal.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from pydantic import field_validator
 
@@ -22,9 +23,10 @@ from ..llm.schema import ReplyModel
 class IOItem(ReplyModel):
     """One input or output."""
 
-    synonyms = {"param": "name", "parameter": "name", "arg": "name", "argument": "name",
-                "annotation": "type", "type_hint": "type", "datatype": "type",
-                "desc": "description", "meaning": "description"}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "param": "name", "parameter": "name", "arg": "name", "argument": "name",
+        "annotation": "type", "type_hint": "type", "datatype": "type",
+        "desc": "description", "meaning": "description"}
     name: str
     type: str = ""
     description: str = ""
@@ -38,12 +40,13 @@ class IOItem(ReplyModel):
 class ExampleItem(ReplyModel):
     """One example: a call and its expected value, or the exception it raises."""
 
-    synonyms = {"input": "call", "expression": "call", "invocation": "call", "code": "call",
-                "output": "expected", "result": "expected", "returns": "expected",
-                "return": "expected", "expected_output": "expected",
-                "expected_result": "expected", "expected_value": "expected",
-                "exception": "raises", "raise": "raises", "throws": "raises",
-                "expected_exception": "raises", "error": "raises"}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "input": "call", "expression": "call", "invocation": "call", "code": "call",
+        "output": "expected", "result": "expected", "returns": "expected",
+        "return": "expected", "expected_output": "expected",
+        "expected_result": "expected", "expected_value": "expected",
+        "exception": "raises", "raise": "raises", "throws": "raises",
+        "expected_exception": "raises", "error": "raises"}
     call: str
     expected: Any = None
     raises: str | None = None
@@ -63,20 +66,22 @@ class ExampleItem(ReplyModel):
 class MetaCodeReply(ReplyModel):
     """The meta-code JSON, keys in any spelling, lists in any of the usual shapes."""
 
-    synonyms = {"path": "target_path", "file": "target_path", "file_path": "target_path",
-                "filename": "target_path", "target_file": "target_path",
-                "function_name": "symbol", "qualified_name": "symbol", "target_symbol": "symbol",
-                "qualname": "symbol", "symbol_name": "symbol",
-                "entity_kind": "kind", "symbol_kind": "kind",
-                "behavior": "behaviour",
-                "parameters": "inputs", "params": "inputs", "arguments": "inputs",
-                "returns": "outputs", "test_cases": "examples",
-                "acceptance_criteria": "acceptance_checks", "acceptance_tests":
-                "acceptance_checks"}
-    fallbacks = {"name": "symbol", "function": "symbol", "type": "kind",
-                 "description": "behaviour", "purpose": "behaviour", "output": "outputs",
-                 "tests": "examples", "checks": "acceptance_checks",
-                 "requirements": "constraints", "notes": "assumptions"}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "path": "target_path", "file": "target_path", "file_path": "target_path",
+        "filename": "target_path", "target_file": "target_path",
+        "function_name": "symbol", "qualified_name": "symbol", "target_symbol": "symbol",
+        "qualname": "symbol", "symbol_name": "symbol",
+        "entity_kind": "kind", "symbol_kind": "kind",
+        "behavior": "behaviour",
+        "parameters": "inputs", "params": "inputs", "arguments": "inputs",
+        "returns": "outputs", "test_cases": "examples",
+        "acceptance_criteria": "acceptance_checks", "acceptance_tests":
+        "acceptance_checks"}
+    fallbacks: ClassVar[Mapping[str, str]] = {
+        "name": "symbol", "function": "symbol", "type": "kind",
+        "description": "behaviour", "purpose": "behaviour", "output": "outputs",
+        "tests": "examples", "checks": "acceptance_checks",
+        "requirements": "constraints", "notes": "assumptions"}
     target_path: str | None = None
     symbol: str | None = None
     kind: str | None = None

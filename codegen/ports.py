@@ -14,6 +14,10 @@ from typing import Any, Protocol
 
 from .report import ValidationReport
 from .sandbox_protect import SandboxPolicy
+from .sandbox_run import SandboxResult
+
+#: Plain JSON data (meta-code, the working-memory snapshot): the values are whatever JSON holds.
+JsonObject = dict[str, Any]
 
 #: The LLM as the core sees it: ``cat.llm`` has this shape, so do the test fakes.
 Completer = Callable[[str], str]
@@ -47,9 +51,14 @@ class ApiParam(Protocol):
     """One parameter of a library signature: ``kind`` is posonly, normal, varargs, kwonly or
     varkw; ``default`` tells whether it may be left out."""
 
-    name: str
-    kind: str
-    default: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def default(self) -> bool: ...
 
 
 class ApiAnswer(Protocol):
@@ -63,14 +72,29 @@ class ApiAnswer(Protocol):
     ``self``.
     """
 
-    qualified_name: str
-    exists: bool
-    kind: str
-    params: Sequence[ApiParam] | None
-    method_kind: str
-    signature: str
-    source: str
-    suggestions: Sequence[str]
+    @property
+    def qualified_name(self) -> str: ...
+
+    @property
+    def exists(self) -> bool: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def params(self) -> Sequence[ApiParam] | None: ...
+
+    @property
+    def method_kind(self) -> str: ...
+
+    @property
+    def signature(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def suggestions(self) -> Sequence[str]: ...
 
 
 class ApiFacts(Protocol):
@@ -83,27 +107,71 @@ class ApiFacts(Protocol):
 class CommitRecord(Protocol):
     """One entry of ``DraftStore.log`` (``memory.CommitInfo`` fits)."""
 
-    id: str
-    name: str
-    reason: str
-    verdict: str
-    time: Any
-    parent: str | None
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def verdict(self) -> str: ...
+
+    @property
+    def time(self) -> int: ...
+
+    @property
+    def parent(self) -> str | None: ...
+
+    @property
+    def good(self) -> bool:
+        """The store's word on whether this commit is a rollback target (its verdict is good)."""
+        ...
+
+
+class EpisodeRecord(Protocol):
+    """One hit of ``DraftStore.search_episodes`` (``memory.commits.Episode`` fits)."""
+
+    @property
+    def task_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def verdict(self) -> str: ...
+
+    @property
+    def iteration(self) -> int: ...
+
+    @property
+    def time(self) -> int: ...
 
 
 class CommitContent(Protocol):
-    """What ``DraftStore.show`` returns: the draft files and the state that produced them."""
+    """What ``DraftStore.show`` returns: the draft files and the state that produced them
+    (``memory.CommitInfo`` fits: its fields are None only when it came from ``log``)."""
 
-    files: Mapping[str, str]
-    metacode: Mapping[str, Any]
-    snapshot: Mapping[str, Any]
+    @property
+    def files(self) -> Mapping[str, str] | None: ...
+
+    @property
+    def metacode(self) -> Mapping[str, Any] | None: ...
+
+    @property
+    def snapshot(self) -> Mapping[str, Any] | None: ...
 
 
 class DraftStore(Protocol):
     """The episodic memory of drafts (seed 000 CommitIndex); ``memory.CommitIndex`` fits."""
 
     def commit(self, task_id: str, files: dict[str, str], *, name: str, reason: str,
-               metacode: dict, snapshot: dict, verdict: str) -> str: ...
+               metacode: JsonObject, snapshot: JsonObject, verdict: str) -> str: ...
 
     def log(self, task_id: str) -> Sequence[CommitRecord]: ...
 
@@ -114,7 +182,7 @@ class DraftStore(Protocol):
     def tag_final(self, task_id: str, commit_id: str) -> Any: ...
 
     def search_episodes(self, query: str, task_id: str | None = None,
-                        limit: int = 10) -> Sequence[Any]: ...
+                        limit: int = 10) -> Sequence[EpisodeRecord]: ...
 
 
 class Notes(Protocol):
@@ -124,7 +192,7 @@ class Notes(Protocol):
 
     def get(self, task_id: str, key: str, default: Any = None) -> Any: ...
 
-    def snapshot(self, task_id: str) -> dict: ...
+    def snapshot(self, task_id: str) -> JsonObject: ...
 
 
 class Validator(Protocol):
@@ -152,5 +220,5 @@ class SandboxRun(Protocol):
     """``codegen.sandbox.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
 
     def __call__(self, files: dict[str, str], argv: list[str], *, timeout_s: float,
-                 memory_mb: int,
-                 require: SandboxPolicy | Collection[str] = ...) -> Any: ...
+                 memory_mb: int, collect: tuple[str, ...] = ...,
+                 require: SandboxPolicy | Collection[str] = ...) -> SandboxResult: ...

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
-from .report import CheckResult
+from .report import FAILED, PASSED, CheckResult
 
 #: Deeper bracket nesting than this is refused before libcst sees it (it segfaults near 10k).
 MAX_NESTING = 200
@@ -70,7 +71,7 @@ def bracket_depth(source: str) -> int:
 def check_parse(source: str, path: str, python_version: str = "3.10") -> Parsed:
     """Parse ``source`` as the repository's Python would; ``where`` is ``path:line:col``."""
     if bracket_depth(source) > MAX_NESTING:
-        return Parsed(CheckResult("parse", "failed", f"brackets nested deeper than "
+        return Parsed(CheckResult("parse", FAILED, f"brackets nested deeper than "
                                   f"{MAX_NESTING} levels; simplify the expression", path))
     target = version_tuple(python_version)
     if target <= sys.version_info[:2]:
@@ -80,22 +81,23 @@ def check_parse(source: str, path: str, python_version: str = "3.10") -> Parsed:
             where = f"{path}:{err.lineno or 0}:{err.offset or 0}"
             text = (err.text or "").strip()
             msg = f"SyntaxError (Python {target[0]}.{target[1]}): {err.msg}"
-            return Parsed(CheckResult("parse", "failed", msg + (f": {text}" if text else ""),
+            return Parsed(CheckResult("parse", FAILED, msg + (f": {text}" if text else ""),
                                       where))
         except (RecursionError, MemoryError, ValueError) as err:
-            return Parsed(CheckResult("parse", "failed", f"cannot parse: {err}", path))
+            return Parsed(CheckResult("parse", FAILED, f"cannot parse: {err}", path))
     try:
         module = cst.parse_module(source, config=cst.PartialParserConfig(
             python_version=f"{min(target, (3, 12))[0]}.{min(target, (3, 12))[1]}"))
     except cst.ParserSyntaxError as err:
         where = f"{path}:{err.raw_line}:{err.raw_column + 1}"
-        return Parsed(CheckResult("parse", "failed", f"SyntaxError: {err.message}", where))
+        return Parsed(CheckResult("parse", FAILED, f"SyntaxError: {err.message}", where))
     except (RecursionError, ValueError) as err:
-        return Parsed(CheckResult("parse", "failed", f"cannot parse: {err}", path))
-    return Parsed(CheckResult("parse", "passed", "", path), module)
+        return Parsed(CheckResult("parse", FAILED, f"cannot parse: {err}", path))
+    return Parsed(CheckResult("parse", PASSED, "", path), module)
 
 
-def find_definition(module: cst.Module, symbol: str) -> cst.CSTNode | None:
+def find_definition(module: cst.Module, symbol: str
+                    ) -> cst.FunctionDef | cst.ClassDef | None:
     """The top-level def/class named ``symbol``, or ``Class.method`` one level down."""
     head, _, rest = symbol.partition(".")
     node = _named(module.body, head)
@@ -106,8 +108,8 @@ def find_definition(module: cst.Module, symbol: str) -> cst.CSTNode | None:
     return _named(node.body.body, rest)
 
 
-def _named(body, name: str) -> cst.CSTNode | None:
-    found = None
+def _named(body: Sequence[cst.CSTNode], name: str) -> cst.FunctionDef | cst.ClassDef | None:
+    found: cst.FunctionDef | cst.ClassDef | None = None
     for stmt in body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == name:
             found = stmt  # the last definition wins, as at run time
@@ -135,24 +137,24 @@ def check_signature(module: cst.Module, path: str, symbol: str | None,
                     params: list[str] | None, kind: str | None = None) -> CheckResult:
     """The expected symbol exists at ``path`` with the expected kind and parameter names."""
     if not symbol or kind == "module":
-        return CheckResult("signature", "passed", "module-level target", path)
+        return CheckResult("signature", PASSED, "module-level target", path)
     node = find_definition(module, symbol)
     if node is None:
-        return CheckResult("signature", "failed",
+        return CheckResult("signature", FAILED,
                            f"{symbol!r} is not defined at the top level of {path}", path)
     line = _line(module, node)
     where = f"{path}:{line}" if line else path
     actual_kind = "class" if isinstance(node, cst.ClassDef) else (
         "method" if "." in symbol else "function")
     if kind and kind != actual_kind:
-        return CheckResult("signature", "failed", f"{symbol} should be a {kind}, found a "
+        return CheckResult("signature", FAILED, f"{symbol} should be a {kind}, found a "
                            f"{actual_kind}", where)
     if isinstance(node, cst.FunctionDef) and params is not None:
         got = param_names(node, method="." in symbol)
         if list(params) and got != list(params):
-            return CheckResult("signature", "failed", f"{symbol} parameters are ({', '.join(got)})"
+            return CheckResult("signature", FAILED, f"{symbol} parameters are ({', '.join(got)})"
                                f", expected ({', '.join(params)})", where)
-    return CheckResult("signature", "passed", "", where)
+    return CheckResult("signature", PASSED, "", where)
 
 
 def _line(module: cst.Module, node: cst.CSTNode) -> int:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
-from .report import CheckResult
+from .ports import SandboxRun
+from .report import ENV_ERROR, FAILED, PASSED, SKIPPED, CheckResult
 from .sandbox import run_in_sandbox
 from .sandbox_protect import SandboxPolicy
+from .sandbox_run import SandboxResult
 
 JUNIT = ".codemem-junit.xml"
 #: At most this many per-test results; the rest of the passing tests are summarised.
@@ -22,7 +24,8 @@ MAX_RESULTS = 200
 _MESSAGE = 600
 _MISSING = re.compile(r"(?:ModuleNotFoundError|ImportError): No module named '([\w.]+)'")
 
-SandboxFn = Callable[..., object]
+#: How the tests are run (``run_in_sandbox`` or a test double).
+SandboxFn = SandboxRun
 
 
 def pytest_argv(test_paths: Collection[str], *, src_root: bool = False) -> list[str]:
@@ -44,62 +47,62 @@ def run_tests(files: dict[str, str], test_paths: Collection[str], *, local_modul
     the result is an ``env_error`` naming what is missing.
     """
     if not test_paths:
-        return (CheckResult("tests", "skipped", "no tests to run"),)
+        return (CheckResult("tests", SKIPPED, "no tests to run"),)
     src_root = any(p.startswith("src/") for p in files)
     res = sandbox(files, pytest_argv(test_paths, src_root=src_root), timeout_s=timeout_s,
                   memory_mb=memory_mb, collect=(JUNIT,), require=policy)
     xml = res.collected.get(JUNIT, "")
     if res.status == "timeout":
         partial = parse_junit(xml, local_modules) if xml else ()
-        return partial + (CheckResult("tests", "failed", f"the test run was stopped after "
+        return partial + (CheckResult("tests", FAILED, f"the test run was stopped after "
                           f"{timeout_s:g} s (endless loop or very slow code?)"),)
     if res.status == "error":
         if res.error.startswith("refusing"):
-            return (CheckResult("tests", "env_error", f"tests not run: {res.error}"),)
-        return (CheckResult("tests", "env_error", f"the sandbox could not run pytest: "
+            return (CheckResult("tests", ENV_ERROR, f"tests not run: {res.error}"),)
+        return (CheckResult("tests", ENV_ERROR, f"the sandbox could not run pytest: "
                             f"{res.error}"),)
     if not xml:
         return (_no_report(res),)
     results = parse_junit(xml, local_modules)
     if not results:
-        return (CheckResult("tests", "skipped" if res.returncode == 5 else "failed",
+        return (CheckResult("tests", SKIPPED if res.returncode == 5 else FAILED,
                             "no tests were collected" if res.returncode == 5
                             else _tail(res.stdout + res.stderr)),)
     if res.status == "killed":
-        results += (CheckResult("tests", "failed", f"pytest was {res.error} (CPU or memory "
+        results += (CheckResult("tests", FAILED, f"pytest was {res.error} (CPU or memory "
                                 "limit?)"),)
     return results
 
 
-def _no_report(res) -> CheckResult:
+def _no_report(res: SandboxResult) -> CheckResult:
     """pytest ended without writing JUnit XML: a usage/plugin error or a missing pytest."""
     text = res.stdout + res.stderr
     if "No module named pytest" in text:
-        return CheckResult("tests", "env_error", "pytest is not installed in the Cat's Python")
+        return CheckResult("tests", ENV_ERROR, "pytest is not installed in the Cat's Python")
     if res.status == "killed":
-        return CheckResult("tests", "failed", f"pytest was {res.error} (CPU or memory limit?)")
+        return CheckResult("tests", FAILED, f"pytest was {res.error} (CPU or memory limit?)")
     if res.returncode in (3, 4) or "Error importing plugin" in text:
-        return CheckResult("tests", "env_error", "pytest could not start (repository config "
+        return CheckResult("tests", ENV_ERROR, "pytest could not start (repository config "
                            f"or plugin problem): {_tail(text)}")
-    return CheckResult("tests", "failed", f"pytest exited with {res.returncode}: {_tail(text)}")
+    return CheckResult("tests", FAILED, f"pytest exited with {res.returncode}: {_tail(text)}")
 
 
 def parse_junit(xml: str, local_modules: set[str]) -> tuple[CheckResult, ...]:
     """Per-test results from JUnit XML (entity declarations are refused outright)."""
     if "<!DOCTYPE" in xml or "<!ENTITY" in xml:
-        return (CheckResult("tests", "failed", "refused a JUnit report with a DOCTYPE"),)
+        return (CheckResult("tests", FAILED, "refused a JUnit report with a DOCTYPE"),)
     try:
         root = ET.fromstring(xml)
     except ET.ParseError as err:
-        return (CheckResult("tests", "failed", f"unreadable JUnit report: {err}"),)
+        return (CheckResult("tests", FAILED, f"unreadable JUnit report: {err}"),)
     results = [_case(case, local_modules) for case in root.iter("testcase")]
     if len(results) <= MAX_RESULTS:
         return tuple(results)
-    others = [r for r in results if r.status != "passed"][: MAX_RESULTS - 1]
-    passing = [r for r in results if r.status == "passed"][: MAX_RESULTS - 1 - len(others)]
+    others = [r for r in results if r.status is not PASSED][: MAX_RESULTS - 1]
+    passing = [r for r in results if r.status is PASSED][: MAX_RESULTS - 1 - len(others)]
     hidden = [r for r in results if r not in others and r not in passing]
-    bad = sum(1 for r in hidden if r.status != "passed")
-    summary = CheckResult("tests", "failed" if bad else "passed",
+    bad = sum(1 for r in hidden if r.status is not PASSED)
+    summary = CheckResult("tests", FAILED if bad else PASSED,
                           f"{len(hidden)} more tests not listed ({bad} of them not passing)")
     return tuple(others + passing + [summary])
 
@@ -112,14 +115,14 @@ def _case(case: ET.Element, local_modules: set[str]) -> CheckResult:
             text = (node.text or "")
             missing = _MISSING.search(text) or _MISSING.search(node.get("message", ""))
             if missing and missing.group(1).split(".")[0] not in local_modules:
-                return CheckResult("tests", "env_error", f"missing test dependency "
+                return CheckResult("tests", ENV_ERROR, f"missing test dependency "
                                    f"{missing.group(1)!r} (install it in the Cat or skip this "
                                    "test)", where)
-            return CheckResult("tests", "failed", excerpt(node.get("message", ""), text), where)
+            return CheckResult("tests", FAILED, excerpt(node.get("message", ""), text), where)
     skipped = case.find("skipped")
     if skipped is not None:
-        return CheckResult("tests", "skipped", skipped.get("message", "")[:_MESSAGE], where)
-    return CheckResult("tests", "passed", "", where)
+        return CheckResult("tests", SKIPPED, skipped.get("message", "")[:_MESSAGE], where)
+    return CheckResult("tests", PASSED, "", where)
 
 
 def test_id(case: ET.Element) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -29,9 +30,10 @@ _NUMBER_KEYS = frozenset({"id", "index", "number", "checknumber", "checkid", "ch
 class CheckEntry(ReplyModel):
     """One acceptance check's verdict."""
 
-    synonyms = {"passes": "passed", "result": "passed", "status": "passed",
-                "verdict": "passed", "met": "passed", "satisfied": "passed", "outcome": "passed",
-                **_REASON}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "passes": "passed", "result": "passed", "status": "passed",
+        "verdict": "passed", "met": "passed", "satisfied": "passed", "outcome": "passed",
+        **_REASON}
     check: int
     #: read from "pass" (the prompt's key) or any synonym
     passed: bool = Field(alias="pass")
@@ -76,11 +78,12 @@ class CheckEntry(ReplyModel):
 class JudgeReply(ReplyModel):
     """``{"checks": [{"check": n, "pass": bool, "reason": str}, ...]}`` covering every check."""
 
-    synonyms = {"results": "checks", "verdicts": "checks", "acceptance_checks": "checks",
-                "check_results": "checks", "evaluation": "checks", "evaluations": "checks",
-                "overall_pass": "overall", "all_pass": "overall", "all_passed": "overall",
-                "overall_verdict": "overall", "overall_result": "overall", "passed": "overall",
-                "pass": "overall", "verdict": "overall", "final_verdict": "overall"}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "results": "checks", "verdicts": "checks", "acceptance_checks": "checks",
+        "check_results": "checks", "evaluation": "checks", "evaluations": "checks",
+        "overall_pass": "overall", "all_pass": "overall", "all_passed": "overall",
+        "overall_verdict": "overall", "overall_result": "overall", "passed": "overall",
+        "pass": "overall", "verdict": "overall", "final_verdict": "overall"}
     checks: list[CheckEntry]
     overall: bool | None = None
 
@@ -134,12 +137,13 @@ CHANGES_WORDS = frozenset({"changes", "change", "request changes", "changes requ
 class ReviewReply(ReplyModel):
     """``{"verdict": "approve" | "changes", "comments": [...]}``."""
 
-    synonyms = {"decision": "verdict", "status": "verdict", "result": "verdict",
-                "recommendation": "verdict", "approved": "verdict", "approval": "verdict",
-                "requested_changes": "comments", "change_requests": "comments",
-                "suggestions": "comments", "issues": "comments", "feedback": "comments",
-                "comment": "comments", "remarks": "comments", "changes": "comments",
-                "requests": "comments"}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "decision": "verdict", "status": "verdict", "result": "verdict",
+        "recommendation": "verdict", "approved": "verdict", "approval": "verdict",
+        "requested_changes": "comments", "change_requests": "comments",
+        "suggestions": "comments", "issues": "comments", "feedback": "comments",
+        "comment": "comments", "remarks": "comments", "changes": "comments",
+        "requests": "comments"}
     verdict: str
     comments: list[str] = []
 
@@ -176,9 +180,10 @@ def review_spec() -> ReplySpec[ReviewReply]:
 class DocsReply(ReplyModel):
     """``{"docstring": str | null, "note": str}``; null (or empty) means no docstring."""
 
-    synonyms = {"doc": "docstring", "docs": "docstring", "documentation": "docstring",
-                "doc_text": "docstring", "notes": "note", "user_note": "note",
-                "markdown": "note", "message": "note", "summary_note": "note"}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "doc": "docstring", "docs": "docstring", "documentation": "docstring",
+        "doc_text": "docstring", "notes": "note", "user_note": "note",
+        "markdown": "note", "message": "note", "summary_note": "note"}
     docstring: str | None
     note: str = ""
 

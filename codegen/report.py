@@ -6,6 +6,7 @@ A report says which check failed, where and why, and renders as short feedback f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 #: The order checks run in (cheapest first); a report lists its checks in this order.
 CHECK_ORDER = ("parse", "signature", "api", "lint", "tests", "judge", "performance", "review")
@@ -14,23 +15,51 @@ CHECK_ORDER = ("parse", "signature", "api", "lint", "tests", "judge", "performan
 FEEDBACK_LIMIT = 4000
 
 
+class CheckStatus(str, Enum):
+    """How one check ended: the one vocabulary of check outcomes (stored as the value)."""
+
+    PASSED = "passed"
+    #: The draft is at fault.
+    FAILED = "failed"
+    #: Not run (nothing to check, switched off, the tool is missing): never blocks a draft.
+    SKIPPED = "skipped"
+    #: The environment, not the draft, is at fault (a missing dependency, a refused sandbox).
+    ENV_ERROR = "env_error"
+
+    def __str__(self) -> str:  # the value, as stored, on every Python (3.12 changed format())
+        return self.value
+
+    @property
+    def ok(self) -> bool:
+        """Lets a draft through: passed or skipped."""
+        return self in (CheckStatus.PASSED, CheckStatus.SKIPPED)
+
+
+#: The statuses by name, for short call sites: ``CheckResult("lint", PASSED)``.
+PASSED, FAILED, SKIPPED, ENV_ERROR = (CheckStatus.PASSED, CheckStatus.FAILED, CheckStatus.SKIPPED,
+                                      CheckStatus.ENV_ERROR)
+
+
 @dataclass(frozen=True)
 class CheckResult:
-    """One check's verdict."""
+    """One check's verdict. ``status`` may be given as its value (``"passed"``); anything that
+    is not a ``CheckStatus`` is refused (``ValueError``), so a misspelt status cannot pass."""
 
     check: str
-    #: ``passed``, ``failed``, ``skipped`` or ``env_error`` (the environment, not the draft).
-    status: str
+    status: CheckStatus
     message: str = ""
     #: ``path:line`` or a test id; empty when the check is about the whole draft.
     where: str = ""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", CheckStatus(self.status))
+
     @property
     def failed(self) -> bool:
-        return self.status == "failed"
+        return self.status is CheckStatus.FAILED
 
     def to_dict(self) -> dict[str, str]:
-        return {"check": self.check, "status": self.status, "message": self.message,
+        return {"check": self.check, "status": self.status.value, "message": self.message,
                 "where": self.where}
 
 
@@ -42,11 +71,11 @@ class ValidationReport:
 
     @property
     def ok(self) -> bool:
-        return bool(self.results) and all(r.status in ("passed", "skipped") for r in self.results)
+        return bool(self.results) and all(r.status.ok for r in self.results)
 
     @property
     def failures(self) -> tuple[CheckResult, ...]:
-        return tuple(r for r in self.results if r.status in ("failed", "env_error"))
+        return tuple(r for r in self.results if not r.status.ok)
 
     def add(self, result: CheckResult) -> ValidationReport:
         return ValidationReport(self.results + (result,))
@@ -65,7 +94,7 @@ class ValidationReport:
         lines = []
         for r in self.failures:
             where = f" at {r.where}" if r.where else ""
-            kind = "environment problem" if r.status == "env_error" else "failed"
+            kind = "environment problem" if r.status is CheckStatus.ENV_ERROR else "failed"
             lines.append(f"- {r.check} {kind}{where}: {r.message.strip()}")
         text = "\n".join(lines)
         return text if len(text) <= limit else text[: limit - 20] + "\n... (truncated)"

@@ -20,6 +20,7 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from .sandbox_env import (
     HostPlan,
@@ -75,7 +76,7 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
     except OSError as err:
         return error_result(f"cannot reserve a uid for the run: {err}", probed)
     try:
-        return _run(plan, files, argv, uid, required, namespaces, dict(
+        return _run(plan, files, argv, uid, required, namespaces, _Options(
             timeout_s=timeout_s, memory_mb=memory_mb, cpu_s=cpu_s, fsize_mb=file_size_mb,
             nofile=max_open_files, nproc=max_procs, disk_mb=disk_mb, env=env or {},
             output_cap=output_cap, collect=collect, grace=kill_grace_s))
@@ -96,8 +97,25 @@ def _required(require: SandboxPolicy | Collection[str]) -> tuple[str, ...]:
     return names
 
 
+@dataclass(frozen=True)
+class _Options:
+    """The limits and options of one run, as ``run_in_sandbox`` received them."""
+
+    timeout_s: float
+    memory_mb: int
+    cpu_s: float | None
+    fsize_mb: int
+    nofile: int
+    nproc: int
+    disk_mb: int
+    env: dict[str, str]
+    output_cap: int
+    collect: tuple[str, ...]
+    grace: float
+
+
 def _run(plan: HostPlan, files: dict[str, str], argv: list[str], uid: int | None,
-         required: tuple[str, ...], namespaces: bool, opts: dict) -> SandboxResult:
+         required: tuple[str, ...], namespaces: bool, opts: _Options) -> SandboxResult:
     base = tempfile.mkdtemp(prefix=base_prefix())
     try:
         try:
@@ -105,16 +123,16 @@ def _run(plan: HostPlan, files: dict[str, str], argv: list[str], uid: int | None
         except (ValueError, OSError) as err:
             return error_result(f"cannot write the sandbox files: {err}")
         marker = uuid.uuid4().hex
-        child_env, dropped = build_env(work, guard, marker, opts["env"])
-        cpu_s = opts["cpu_s"] if opts["cpu_s"] is not None else int(opts["timeout_s"]) + 2
+        child_env, dropped = build_env(work, guard, marker, opts.env)
+        cpu_s = opts.cpu_s if opts.cpu_s is not None else int(opts.timeout_s) + 2
         cfg = plan.launcher_config(base, work, argv, uid=uid, namespaces=namespaces,
-                                   require=required, disk_quota_mb=opts["disk_mb"],
-                                   memory_mb=opts["memory_mb"], cpu_s=cpu_s,
-                                   fsize_mb=opts["fsize_mb"], nofile=opts["nofile"],
-                                   nproc=opts["nproc"])
-        result = execute(cfg, Launch(child_env, work, marker, opts["timeout_s"],
-                                     opts["output_cap"], opts["grace"], uid))
-        collected = read_back(work, opts["collect"], opts["output_cap"])
+                                   require=required, disk_quota_mb=opts.disk_mb,
+                                   memory_mb=opts.memory_mb, cpu_s=cpu_s,
+                                   fsize_mb=opts.fsize_mb, nofile=opts.nofile,
+                                   nproc=opts.nproc)
+        result = execute(cfg, Launch(child_env, work, marker, opts.timeout_s,
+                                     opts.output_cap, opts.grace, uid))
+        collected = read_back(work, opts.collect, opts.output_cap)
         return _relative(result, result.protections.with_notes(dropped), collected, work)
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -181,9 +199,9 @@ def _probe(plan: HostPlan, namespaces: bool) -> Protections:
         os.chmod(open_dir, 0o1777)
         res = _run(plan, {"probe.py": _PROBE},
                    ["python", "probe.py", outside, os.path.join(open_dir, "x")], uid, (),
-                   namespaces, dict(timeout_s=20.0, memory_mb=512, cpu_s=10, fsize_mb=8,
-                                    nofile=64, nproc=64, disk_mb=64, env={},
-                                    output_cap=65536, collect=(), grace=0.3))
+                   namespaces, _Options(timeout_s=20.0, memory_mb=512, cpu_s=10, fsize_mb=8,
+                                        nofile=64, nproc=64, disk_mb=64, env={},
+                                        output_cap=65536, collect=(), grace=0.3))
         return _verified(res)
     finally:
         shutil.rmtree(base, ignore_errors=True)

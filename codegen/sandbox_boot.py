@@ -18,8 +18,13 @@ untrusted command. Order matters and is the point of this file:
 5. ``exec``.
 
 The helpers (Landlock, seccomp, the protection rules) are sibling files loaded by path, not
-imported (this runs without the plugin's package). Nothing runs at import time.
+imported (this runs without the plugin's package). Nothing runs at import time. The types
+below describe the JSON the Cat sends (``LauncherConfig``) and the setup report sent back
+(``SetupReport``); the siblings are described by the Protocols of what is used of them (the
+``TYPE_CHECKING`` import is for the type checker only and never runs).
 """
+
+from __future__ import annotations
 
 import ctypes
 import importlib.util
@@ -30,6 +35,12 @@ import select
 import signal
 import sys
 import time
+import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, Protocol, TypedDict
+
+if TYPE_CHECKING:
+    from .sandbox_landlock import Ruleset
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -46,50 +57,158 @@ SETUP_FAILED = 125
 REFUSED = 126
 #: How often the supervisor checks the run's disk use.
 TICK_S = 0.05
-HELPERS = ("sandbox_landlock", "sandbox_seccomp", "sandbox_protect", "sandbox_watch")
+
+
+class Mask(TypedDict, total=False):
+    """A private tmpfs over ``dir``, re-binding the ``keep`` paths (some read-only)."""
+
+    dir: str
+    keep: list[str]
+    mode: str
+    readonly: list[str]
+    readonly_keep: bool
+    size_mb: int
+
+
+class LandlockRules(TypedDict):
+    read_only: list[str]
+    read_write: list[str]
+    devices: list[str]
+
+
+class LauncherConfig(TypedDict, total=False):
+    """The JSON argument of the launcher (built by ``sandbox_env.HostPlan.launcher_config``;
+    ``status_fd`` and ``parent_pid`` are added by ``sandbox_run.execute``)."""
+
+    python: str
+    argv: list[str]
+    workdir: str
+    masks: list[Mask]
+    namespaces: bool
+    drop_uid: int | None
+    masks_required: bool
+    reach_cap_allowed: bool
+    require: list[str]
+    disk_quota_mb: int | None
+    landlock: LandlockRules | None
+    memory_mb: int | None
+    cpu_s: float | None
+    fsize_mb: int | None
+    nofile: int | None
+    nproc: int | None
+    status_fd: int
+    parent_pid: int
+
+
+class SetupReport(TypedDict, total=False):
+    """What the launcher achieved, sent to the Cat (read by ``sandbox_protect``)."""
+
+    netns: bool
+    mntns: bool
+    pidns: bool
+    uid_dropped: bool
+    uid: int
+    masked: list[str]
+    notes: list[str]
+    disk_quota_mb: int | None
+    subreaper: bool
+    reach_cap: bool
+    landlock: int
+    landlock_error: str
+    landlock_skipped: list[str]
+    landlock_net: bool
+    landlock_scoped: bool
+    rlimits: bool
+    nproc: bool
+    nproc_shared: bool
+    seccomp: str
+    seccomp_error: str
+    refused: list[str]
+
+
+class _Landlock(Protocol):
+    def confine(self, read_only: list[str], read_write: list[str],
+                devices: list[str]) -> Ruleset: ...
+
+    def enforce(self, handle: Ruleset) -> None: ...
+
+
+class _Seccomp(Protocol):
+    def install(self, protected_pids: list[int]) -> str: ...
+
+
+class _Protect(Protocol):
+    def layers_from_setup(self, setup: SetupReport) -> dict[str, tuple[bool, str]]: ...
+
+
+class _Disk(Protocol):
+    peak: int
+
+    def check(self, pids: list[int]) -> str: ...
+
+
+class _Watch(Protocol):
+    def tasks_of(self, uid: int) -> int: ...
+
+    def descendants(self, root: int) -> list[int]: ...
+
+    def DiskWatch(self, work: str, limit_mb: int) -> _Disk: ...  # the class, called
+
+
+class _Helpers:
+    """The sibling modules the command's process needs, loaded by path before it is confined."""
+
+    def __init__(self) -> None:
+        self.landlock: _Landlock = _load("sandbox_landlock")
+        self.seccomp: _Seccomp = _load("sandbox_seccomp")
+        self.protect: _Protect = _load("sandbox_protect")
+        self.watch: _Watch = _load("sandbox_watch")
 
 
 class Stop(Exception):
     """The Cat asked the supervisor to end the run (SIGTERM)."""
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _load(name):
+def _load(name: str) -> types.ModuleType:
     """A sibling helper module, loaded by path (there is no package in ``python -I -S``)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
     spec = importlib.util.spec_from_file_location("codemem_sandbox_" + name, path)
+    if spec is None or spec.loader is None:
+        raise OSError(f"cannot load the sandbox helper {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-def _check(rc, what):
+def _check(rc: int, what: str) -> None:
     if rc != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def emit(fd, payload):
+def emit(fd: int, payload: object) -> None:
     os.write(fd, (json.dumps(payload) + "\n").encode())
 
 
-def set_pdeathsig(libc):
+def set_pdeathsig(libc: ctypes.CDLL) -> None:
     _check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl")
 
 
-def mount(libc, src, target, fstype, flags, data=None):
-    def enc(text):
+def mount(libc: ctypes.CDLL, src: str | None, target: str, fstype: str | None, flags: int,
+          data: str | None = None) -> None:
+    def enc(text: str | None) -> bytes | None:
         return None if text is None else text.encode()
 
     _check(libc.mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
            f"mount {target}")
 
 
-def try_unshare(libc, cfg, report):
+def try_unshare(libc: ctypes.CDLL, cfg: LauncherConfig, report: SetupReport) -> int:
     """Enter as many namespaces as the host allows; record which ones in ``report``."""
     if not cfg.get("namespaces", True):
         return 0
@@ -108,7 +227,7 @@ def try_unshare(libc, cfg, report):
     return 0
 
 
-def apply_masks(libc, cfg, report):
+def apply_masks(libc: ctypes.CDLL, cfg: LauncherConfig, report: SetupReport) -> None:
     """Private tmpfs over each masked dir, re-binding the paths the sandbox must still see."""
     mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
     for mask in cfg.get("masks", []):
@@ -124,10 +243,11 @@ def apply_masks(libc, cfg, report):
         report["masked"].append(mask["dir"])
 
 
-def set_limits(cfg, nproc):
+def set_limits(cfg: LauncherConfig, nproc: int | None) -> None:
     """rlimits; ``nproc`` is the process limit (None: not enforceable, i.e. running as root)."""
-    limits = {"AS": cfg.get("memory_mb"), "CPU": cfg.get("cpu_s"), "FSIZE": cfg.get("fsize_mb"),
-              "NOFILE": cfg.get("nofile"), "CORE": 0, "NPROC": nproc}
+    limits: dict[str, float | None] = {
+        "AS": cfg.get("memory_mb"), "CPU": cfg.get("cpu_s"), "FSIZE": cfg.get("fsize_mb"),
+        "NOFILE": cfg.get("nofile"), "CORE": 0, "NPROC": nproc}
     for name, value in limits.items():
         if value is None:
             continue
@@ -145,7 +265,8 @@ class _CapData(ctypes.Structure):
                 ("inheritable", ctypes.c_uint32)]
 
 
-def drop_privileges(libc, uid, reach_cap, report):
+def drop_privileges(libc: ctypes.CDLL, uid: int, reach_cap: bool,
+                    report: SetupReport) -> None:
     """Switch to ``uid`` for good; with ``reach_cap`` keep only CAP_DAC_READ_SEARCH (ambient,
     so the interpreter it execs keeps it too) to read an interpreter under e.g. ``/root``."""
     if reach_cap:
@@ -169,7 +290,8 @@ def drop_privileges(libc, uid, reach_cap, report):
     report["uid_dropped"] = True
 
 
-def build_landlock(landlock, cfg, report):
+def build_landlock(landlock: _Landlock, cfg: LauncherConfig,
+                   report: SetupReport) -> Ruleset | None:
     """The Landlock ruleset, built while privileged; None (and why) when unavailable."""
     rules = cfg.get("landlock")
     if not rules:
@@ -184,7 +306,8 @@ def build_landlock(landlock, cfg, report):
     return handle
 
 
-def choose_uid(cfg, flags, ruleset, report):
+def choose_uid(cfg: LauncherConfig, flags: int, ruleset: Ruleset | None,
+               report: SetupReport) -> tuple[int | None, bool]:
     """(uid, reach_cap) for the command; None when it would have to stay root (refused)."""
     uid = cfg.get("drop_uid")
     if os.geteuid() != 0:
@@ -201,9 +324,10 @@ def choose_uid(cfg, flags, ruleset, report):
     return None, False
 
 
-def confine(libc, cfg, flags, report, helpers):
+def confine(libc: ctypes.CDLL, cfg: LauncherConfig, flags: int, report: SetupReport,
+            helpers: _Helpers) -> None:
     """Everything between fork and exec in the command's process (see the module doc)."""
-    landlock, seccomp = helpers["sandbox_landlock"], helpers["sandbox_seccomp"]
+    landlock, seccomp = helpers.landlock, helpers.seccomp
     if flags & CLONE_NEWNS:
         try:
             # a mount namespace of its own: the supervisor keeps the host's /proc and paths
@@ -218,7 +342,7 @@ def confine(libc, cfg, flags, report, helpers):
     nproc = cfg.get("nproc")
     if uid is None and os.geteuid() != 0 and nproc is not None:
         # the Cat's own uid: the limit counts its tasks too, so allow that many more
-        nproc = helpers["sandbox_watch"].tasks_of(os.getuid()) + int(nproc)
+        nproc = helpers.watch.tasks_of(os.getuid()) + int(nproc)
         report["nproc_shared"] = True
     set_limits(cfg, nproc=nproc if uid is not None or os.geteuid() != 0 else None)
     report["rlimits"], report["nproc"] = True, uid is not None or os.geteuid() != 0
@@ -231,20 +355,21 @@ def confine(libc, cfg, flags, report, helpers):
         report["landlock"] = ruleset["abi"]
         report["landlock_net"], report["landlock_scoped"] = ruleset["net"], ruleset["scoped"]
     try:
-        protected = [] if flags & CLONE_NEWPID else [cfg["parent_pid"], os.getppid()]
+        protected: list[int] = [] if flags & CLONE_NEWPID else [cfg["parent_pid"], os.getppid()]
         report["seccomp"] = seccomp.install(protected)
     except OSError as err:
         report["seccomp_error"] = str(err)
     set_pdeathsig(libc)
 
 
-def prepare_and_exec(libc, cfg, flags, status_fd, report):
+def prepare_and_exec(libc: ctypes.CDLL, cfg: LauncherConfig, flags: int, status_fd: int,
+                     report: SetupReport) -> NoReturn:
     """Runs in the process that becomes the command: confine, check, then exec."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # loaded first: once confined, this process may no longer read the plugin's folder
-    helpers = {name: _load(name) for name in HELPERS}
+    helpers = _Helpers()
     confine(libc, cfg, flags, report, helpers)
-    layers = helpers["sandbox_protect"].layers_from_setup(report)
+    layers = helpers.protect.layers_from_setup(report)
     missing = [name for name in cfg.get("require", ()) if not layers[name][0]]
     if os.geteuid() == 0 or os.getuid() == 0:
         missing.append("unprivileged")
@@ -263,9 +388,9 @@ def prepare_and_exec(libc, cfg, flags, status_fd, report):
         os._exit(EXEC_FAILED)
 
 
-def kill_tree(descendants, rounds=200):
+def kill_tree(descendants: Callable[[int], list[int]], rounds: int = 200) -> int:
     """SIGKILL every descendant (orphans come to us: we are a subreaper) until none is left."""
-    killed = set()
+    killed: set[int] = set()
     for _ in range(rounds):
         found = descendants(os.getpid())
         for pid in found:
@@ -281,7 +406,7 @@ def kill_tree(descendants, rounds=200):
     return len(killed)
 
 
-def reap():
+def reap() -> None:
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -291,12 +416,12 @@ def reap():
             return
 
 
-def supervise(libc, pid, status_fd, cfg):
+def supervise(libc: ctypes.CDLL, pid: int, status_fd: int, cfg: LauncherConfig) -> NoReturn:
     """Wait for the command while watching its disk use, kill whatever it left, relay how it
     ended; exit alike. Runs as the run's own uid when there is one (it then reads the run's
     open files without any capability, and the run cannot touch it: seccomp protects its pid
     and it is not dumpable)."""
-    watch = _load("sandbox_watch")
+    watch: _Watch = _load("sandbox_watch")
     quota = cfg.get("disk_quota_mb")
     disk = watch.DiskWatch(cfg["workdir"], int(quota)) if quota else None
     uid = cfg.get("drop_uid")
@@ -305,7 +430,8 @@ def supervise(libc, pid, status_fd, cfg):
         # let the supervisor look at the run's open files
         drop_privileges(libc, uid, bool(cfg.get("reach_cap_allowed")), {})
         set_pdeathsig(libc)
-    status, over = None, ""
+    status: int | None = None
+    over = ""
     try:
         status, over = wait_watching(pid, disk, watch.descendants)
     except Stop:
@@ -326,14 +452,16 @@ def supervise(libc, pid, status_fd, cfg):
     os._exit(code)
 
 
-def wait_watching(pid, disk, descendants):
+def wait_watching(pid: int, disk: _Disk | None, descendants: Callable[[int], list[int]]
+                  ) -> tuple[int | None, str]:
     """(wait status, "") when the command ends; (None, why) when it goes over its quota."""
+    poller: select.poll | None
     try:
         handle = os.pidfd_open(pid)
         poller = select.poll()
         poller.register(handle, select.POLLIN)
     except (AttributeError, OSError):
-        handle, poller = None, None
+        poller = None
     me = os.getpid()
     while True:
         if poller is not None:
@@ -348,15 +476,15 @@ def wait_watching(pid, disk, descendants):
             return None, over
 
 
-def _stop(signum, frame):
+def _stop(signum: int, frame: types.FrameType | None) -> NoReturn:
     raise Stop()
 
 
-def main(raw):
-    cfg = json.loads(raw)
+def main(raw: str) -> None:
+    cfg: LauncherConfig = json.loads(raw)  # the Cat's JSON (see LauncherConfig)
     status_fd = int(cfg["status_fd"])
     libc = _libc()
-    report = {"netns": False, "mntns": False, "pidns": False, "uid_dropped": False,
+    report: SetupReport = {"netns": False, "mntns": False, "pidns": False, "uid_dropped": False,
               "uid": os.getuid(), "masked": [], "notes": [],
               "disk_quota_mb": cfg.get("disk_quota_mb")}
     set_pdeathsig(libc)

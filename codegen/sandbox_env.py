@@ -15,8 +15,12 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from .sandbox_watch import pids_of, uid_pool
+
+if TYPE_CHECKING:  # the launcher's own types; it is never imported by the Cat
+    from .sandbox_boot import LauncherConfig, Mask
 
 #: Env var set in every sandboxed process; ``hunt_leftovers`` finds escapers by its value.
 SANDBOX_MARKER = "CWM_SANDBOX_ID"
@@ -77,16 +81,18 @@ class HostPlan:
 
     def launcher_config(self, base: str, work: str, argv: list[str], *, uid: int | None,
                         namespaces: bool, require: tuple[str, ...], disk_quota_mb: int,
-                        **limits: object) -> dict:
+                        memory_mb: int, cpu_s: float | None, fsize_mb: int, nofile: int,
+                        nproc: int) -> LauncherConfig:
         """The JSON the launcher reads: resolved argv, limits, masks, rules, uid."""
         resolved = [self.python if argv[0] == "python" else argv[0], *argv[1:]]
-        return dict(limits, python=self.python, argv=resolved, workdir=work,
-                    masks=self._masks(base), namespaces=namespaces, drop_uid=uid,
-                    masks_required=bool(self.blocked) and uid is not None,
-                    reach_cap_allowed=self.reach_cap, require=list(require),
-                    disk_quota_mb=disk_quota_mb,
-                    landlock={"read_only": self.readable(base), "read_write": [work],
-                              "devices": list(DEVICES)})
+        return {"memory_mb": memory_mb, "cpu_s": cpu_s, "fsize_mb": fsize_mb, "nofile": nofile,
+                "nproc": nproc, "python": self.python, "argv": resolved, "workdir": work,
+                "masks": self._masks(base), "namespaces": namespaces, "drop_uid": uid,
+                "masks_required": bool(self.blocked) and uid is not None,
+                "reach_cap_allowed": self.reach_cap, "require": list(require),
+                "disk_quota_mb": disk_quota_mb,
+                "landlock": {"read_only": self.readable(base), "read_write": [work],
+                             "devices": list(DEVICES)}}
 
     def readable(self, base: str) -> list[str]:
         """What a run may read besides its workspace: the interpreter, its libraries, the
@@ -94,9 +100,9 @@ class HostPlan:
         interpreter = _outermost(os.path.realpath(p) for p in _interpreter_dirs(self.python))
         return [*SYSTEM_READ, *interpreter, os.path.join(base, "guard")]
 
-    def _masks(self, base: str) -> list[dict]:
+    def _masks(self, base: str) -> list[Mask]:
         real_base = os.path.realpath(base)
-        masks = []
+        masks: list[Mask] = []
         interpreter = _outermost(os.path.realpath(p) for p in _interpreter_dirs(self.python))
         for directory in WORLD_WRITABLE:
             if os.path.isdir(directory) and not os.path.islink(directory):
@@ -106,8 +112,8 @@ class HostPlan:
                 keep = ([real_base] if _under(real_base, directory) else []) + shown
                 masks.append({"dir": directory, "keep": keep, "mode": "1777",
                               "readonly": shown})
-        for directory, keep in self.blocked.items():
-            masks.append({"dir": directory, "keep": list(keep), "mode": "0755",
+        for directory, exposed in self.blocked.items():
+            masks.append({"dir": directory, "keep": list(exposed), "mode": "0755",
                           "readonly_keep": True, "size_mb": 1})
         return masks
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from typing import TypedDict
 
 #: Syscall numbers: the same on every architecture (added after the unified syscall table).
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
@@ -33,6 +34,17 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 READ_ONLY = EXECUTE | READ_FILE | READ_DIR
 DEVICE = READ_FILE | WRITE_FILE | IOCTL_DEV
+
+
+class Ruleset(TypedDict):
+    """A built (not yet enforced) ruleset: its fd, the ABI and what it can confine."""
+
+    fd: int
+    abi: int
+    net: bool
+    scoped: bool
+    #: Allowed paths that do not exist here (no rule was added for them).
+    skipped: list[str]
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -55,8 +67,8 @@ def abi_version() -> tuple[int, str]:
     """The kernel's Landlock ABI (0 when unusable) and, when 0, why."""
     try:
         libc = _libc()
-    except OSError as err:
-        return 0, f"cannot load libc: {err}"
+    except OSError as failure:
+        return 0, f"cannot load libc: {failure}"
     abi = libc.syscall(ctypes.c_long(SYS_CREATE_RULESET), None, ctypes.c_size_t(0),
                        ctypes.c_uint32(CREATE_RULESET_VERSION))
     if abi < 0:
@@ -80,7 +92,7 @@ def handled_fs(abi: int) -> int:
     return rights
 
 
-def confine(read_only: list[str], read_write: list[str], devices: list[str]) -> dict:
+def confine(read_only: list[str], read_write: list[str], devices: list[str]) -> Ruleset:
     """Build the ruleset now (call while still privileged: it opens the paths) and return a
     handle for :func:`enforce`. Missing paths are skipped and listed under ``skipped``."""
     abi, reason = abi_version()
@@ -95,7 +107,7 @@ def confine(read_only: list[str], read_write: list[str], devices: list[str]) -> 
                       ctypes.c_size_t(size), ctypes.c_uint32(0))
     if fd < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
-    skipped = []
+    skipped: list[str] = []
     for paths, rights in ((read_only, READ_ONLY), (read_write, fs), (devices, DEVICE)):
         for path in paths:
             if not _add_rule(libc, int(fd), path, rights & fs):
@@ -122,7 +134,7 @@ def _add_rule(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> bool:
         os.close(target)
 
 
-def enforce(handle: dict) -> None:
+def enforce(handle: Ruleset) -> None:
     """``no_new_privs`` then restrict this process and every future child; irreversible."""
     libc = _libc()
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:

@@ -8,11 +8,16 @@ protections live here once. Stdlib only, no relative imports, nothing at import 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from enum import Enum
 
 #: Where to read how to enable what is missing.
 HOW_TO = "see the README section 'Safety'"
+
+#: The launcher's setup report as it arrives (JSON from the launcher, or its own dict): read
+#: with ``.get`` only, every value checked where it is used.
+Setup = Mapping[str, object]
 
 
 class SandboxPolicy(str, Enum):
@@ -66,12 +71,14 @@ class Protections:
     notes: tuple[str, ...] = ()
 
     @classmethod
-    def from_setup(cls, setup: dict | None) -> Protections:
+    def from_setup(cls, setup: Setup | None) -> Protections:
         if not setup:
             return cls(notes=("the launcher did not report its setup",))
         layers = layers_from_setup(setup)
+        uid, notes = setup.get("uid"), setup.get("notes", ())
         return cls(**{name: Protection(*layers[name]) for name in LAYERS},
-                   uid=setup.get("uid"), notes=tuple(setup.get("notes", ())))
+                   uid=uid if isinstance(uid, int) else None,
+                   notes=tuple(str(n) for n in notes) if isinstance(notes, list | tuple) else ())
 
     def missing(self, names: tuple[str, ...] | list[str]) -> list[str]:
         """The named layers that are not active (unknown names raise ``ValueError``)."""
@@ -88,7 +95,11 @@ class Protections:
         return replace(self, notes=self.notes + tuple(extra)) if extra else self
 
     def with_layer(self, name: str, layer: Protection) -> Protections:
-        return replace(self, **{name: layer})
+        layers: dict[str, Protection] = {n: getattr(self, n) for n in LAYERS}
+        if name not in layers:
+            raise TypeError(f"unknown sandbox protection {name!r}; known: {list(LAYERS)}")
+        layers[name] = layer
+        return Protections(**layers, uid=self.uid, notes=self.notes)
 
     def summary(self) -> str:
         """One line: each layer on or off, then the uid."""
@@ -101,7 +112,7 @@ LAYERS = ("files", "network", "host_processes", "cleanup", "unprivileged", "limi
           "disk_quota")
 
 
-def layers_from_setup(setup: dict) -> dict[str, tuple[bool, str]]:
+def layers_from_setup(setup: Setup) -> dict[str, tuple[bool, str]]:
     """The launcher's setup report -> ``{layer: (active, detail)}`` (pure; used on both sides)."""
     return {"files": _files(setup), "network": _network(setup),
             "host_processes": _host_processes(setup), "cleanup": _cleanup(setup),
@@ -109,7 +120,7 @@ def layers_from_setup(setup: dict) -> dict[str, tuple[bool, str]]:
             "disk_quota": _disk(setup)}
 
 
-def _files(s: dict) -> tuple[bool, str]:
+def _files(s: Setup) -> tuple[bool, str]:
     if s.get("landlock"):
         return True, (f"Landlock ABI {s['landlock']}: interpreter and system libraries "
                       "read-only, workspace read-write, nothing else")
@@ -118,7 +129,7 @@ def _files(s: dict) -> tuple[bool, str]:
                    "(Docker's default does since 2022)")
 
 
-def _network(s: dict) -> tuple[bool, str]:
+def _network(s: Setup) -> tuple[bool, str]:
     if s.get("netns"):
         return True, "own empty network namespace"
     if s.get("seccomp"):
@@ -128,7 +139,7 @@ def _network(s: dict) -> tuple[bool, str]:
                    "; install libseccomp2")
 
 
-def _host_processes(s: dict) -> tuple[bool, str]:
+def _host_processes(s: Setup) -> tuple[bool, str]:
     if not s.get("seccomp"):
         return False, "no seccomp filter to deny ptrace and signals (install libseccomp2)"
     if s.get("uid_dropped"):
@@ -139,7 +150,7 @@ def _host_processes(s: dict) -> tuple[bool, str]:
                    "scoping; run the Cat as root so each run gets a uid of its own")
 
 
-def _cleanup(s: dict) -> tuple[bool, str]:
+def _cleanup(s: Setup) -> tuple[bool, str]:
     if s.get("pidns"):
         return True, "pid namespace: every descendant dies with the run"
     if s.get("uid_dropped"):
@@ -149,7 +160,7 @@ def _cleanup(s: dict) -> tuple[bool, str]:
     return False, "no pid namespace, no uid of its own and an unprotected supervisor"
 
 
-def _unprivileged(s: dict) -> tuple[bool, str]:
+def _unprivileged(s: Setup) -> tuple[bool, str]:
     if s.get("uid") == 0:
         return False, ("would run as root: refused (make the interpreter readable by other "
                        "users, or allow Landlock)")
@@ -160,7 +171,7 @@ def _unprivileged(s: dict) -> tuple[bool, str]:
     return True, f"the Cat's own non-root uid {s.get('uid')} (no uid of its own)"
 
 
-def _limits(s: dict) -> tuple[bool, str]:
+def _limits(s: Setup) -> tuple[bool, str]:
     if not s.get("rlimits"):
         return False, "rlimits not applied"
     if not s.get("nproc"):
@@ -172,7 +183,7 @@ def _limits(s: dict) -> tuple[bool, str]:
     return True, "memory, CPU time, file size, open files and processes bounded (rlimits)"
 
 
-def _disk(s: dict) -> tuple[bool, str]:
+def _disk(s: Setup) -> tuple[bool, str]:
     quota = s.get("disk_quota_mb")
     if quota:
         return True, (f"workspace and its deleted-but-open files checked continuously, "

@@ -14,11 +14,18 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from .sandbox_env import hunt_leftovers
 from .sandbox_protect import HOW_TO, Protections
 from .sandbox_watch import kill_uid
+
+if TYPE_CHECKING:  # the launcher's own types; it is never imported by the Cat
+    from .sandbox_boot import LauncherConfig
+
+#: One JSON line of the launcher's status pipe (``json.loads`` of what the launcher wrote: its
+#: values are checked where they are read).
+StatusLine = dict[str, Any]
 
 BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_boot.py")
 
@@ -78,11 +85,11 @@ class Launch:
     uid: int | None
 
 
-def execute(cfg: dict, launch: Launch) -> SandboxResult:
+def execute(cfg: LauncherConfig, launch: Launch) -> SandboxResult:
     """Start the launcher, watch it, then make sure nothing of the run survives."""
     status_r, status_w = os.pipe()
-    cfg = dict(cfg, status_fd=status_w, parent_pid=os.getpid())
-    argv = [cfg.pop("python"), "-I", "-S", BOOT, json.dumps(cfg)]
+    sent: LauncherConfig = {**cfg, "status_fd": status_w, "parent_pid": os.getpid()}
+    argv = [sent.pop("python"), "-I", "-S", BOOT, json.dumps(sent)]
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, cwd=launch.work, env=launch.env,
@@ -106,7 +113,7 @@ def execute(cfg: dict, launch: Launch) -> SandboxResult:
                      leftovers)
 
 
-def _wait_exit(proc: subprocess.Popen, timeout_s: float) -> bool:
+def _wait_exit(proc: subprocess.Popen[bytes], timeout_s: float) -> bool:
     """True when the launcher ended within ``timeout_s``. A pidfd wakes us the moment it
     exits (``Popen.wait`` polls with sleeps of up to 50 ms, a cost paid by every run)."""
     try:
@@ -127,7 +134,7 @@ def _wait_exit(proc: subprocess.Popen, timeout_s: float) -> bool:
         return False
 
 
-def _stop(proc: subprocess.Popen, grace: float) -> None:
+def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
     """SIGTERM the group (the supervisor then kills its whole tree), SIGKILL after ``grace``."""
     _killpg(proc.pid, signal.SIGTERM)
     try:
@@ -145,7 +152,7 @@ def _killpg(pgid: int, sig: int) -> None:
         pass
 
 
-def _sweep(launch: Launch, lines: list[dict]) -> int:
+def _sweep(launch: Launch, lines: list[StatusLine]) -> int:
     """Kill what the supervisor could not: every process of the run's uid, or (no uid of its
     own) every process carrying the run's marker."""
     reaped = sum(int(line.get("reaped", 0)) for line in lines)
@@ -161,7 +168,7 @@ def refusal(protections: Protections, missing: list[str]) -> str:
             "sandbox policy in the settings.")
 
 
-def _read_status(fd: int) -> list[dict]:
+def _read_status(fd: int) -> list[StatusLine]:
     """The launcher's JSON lines (setup report, exec error, how the command ended)."""
     chunks = []
     os.set_blocking(fd, False)
@@ -176,7 +183,7 @@ def _read_status(fd: int) -> list[dict]:
             chunks.append(data)
     finally:
         os.close(fd)
-    lines = []
+    lines: list[StatusLine] = []
     for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
         try:
             lines.append(json.loads(line))
@@ -185,9 +192,9 @@ def _read_status(fd: int) -> list[dict]:
     return lines
 
 
-def _classify(rc: int | None, readers: tuple[_Reader, _Reader], lines: list[dict],
+def _classify(rc: int | None, readers: tuple[_Reader, _Reader], lines: list[StatusLine],
               timed_out: bool, duration: float, leftovers: int) -> SandboxResult:
-    merged: dict = {}
+    merged: StatusLine = {}
     for line in lines:
         merged.update(line)
     protections = Protections.from_setup(merged.get("setup"))
@@ -204,7 +211,7 @@ def _classify(rc: int | None, readers: tuple[_Reader, _Reader], lines: list[dict
                          disk_peak=int(merged.get("disk_peak", 0)))
 
 
-def _status_for(rc: int | None, merged: dict, timed_out: bool,
+def _status_for(rc: int | None, merged: StatusLine, timed_out: bool,
                 protections: Protections) -> tuple[str, str]:
     if timed_out:
         return "timeout", "wall-clock timeout"

@@ -9,6 +9,7 @@ where the generated test ``eval``s the call against the target module's namespac
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .metacode import Example, MetaCode, _plain
 
@@ -100,7 +101,7 @@ def example_tests(meta: MetaCode) -> dict[str, str]:
     return {example_test_path(meta): text} if text else {}
 
 
-def _cases(pairs: list[tuple[str, object]]) -> str:
+def _cases(pairs: Sequence[tuple[str, object]]) -> str:
     if not pairs:
         return "[]"
     return "[\n" + "".join(f"    ({a!r}, {b!r}),\n" for a, b in pairs) + "]"

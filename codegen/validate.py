@@ -21,7 +21,7 @@ from .ports import ApiFacts
 from .pycheck import check_parse, check_signature
 from .pytest_runner import SandboxFn, run_tests
 from .related_tests import is_test_file, module_of, needed_files, select_related_tests
-from .report import CHECK_ORDER, CheckResult, ValidationReport
+from .report import CHECK_ORDER, FAILED, SKIPPED, CheckResult, ValidationReport
 from .sandbox import run_in_sandbox
 from .sandbox_protect import SandboxPolicy
 
@@ -92,7 +92,7 @@ def _parse(files: Mapping[str, str], paths: list[str], target_path: str, version
     module = None
     for path in paths:
         if path not in files:
-            results.append(CheckResult("parse", "failed", f"{path} is missing from the draft",
+            results.append(CheckResult("parse", FAILED, f"{path} is missing from the draft",
                                        path))
             continue
         parsed = check_parse(files[path], path, version)
@@ -120,6 +120,6 @@ def _finish(results: list[CheckResult], wanted: frozenset[str], why: str) -> Val
     """Add a ``skipped`` entry for each wanted check that did not run; order by cost."""
     ran = {r.check for r in results}
     for check in sorted(wanted - ran, key=CHECK_ORDER.index):
-        results.append(CheckResult(check, "skipped", f"not run: {why or 'nothing to check'}"))
+        results.append(CheckResult(check, SKIPPED, f"not run: {why or 'nothing to check'}"))
     results.sort(key=lambda r: CHECK_ORDER.index(r.check))
     return ValidationReport(tuple(results))

@@ -68,7 +68,7 @@ async def haiku_fn(prompt: str) -> str:
 
 async def gpt4_fn(prompt: str) -> str:
     """Fake primary model: names the memories it was given and answers generically."""
-    headers = [line for line in prompt.splitlines() if re.match(r"^\d+\. \[relevance", line)]
+    headers = [line for line in prompt.splitlines() if re.match(r"^\[relevance", line)]
     listed = "\n".join(f"  - {line}" for line in headers) or "  (none)"
     return ("[fake primary LLM] To add an endpoint, decorate a function with @route(...) "
             f"in src/api/routes.py. Context used:\n{listed}")

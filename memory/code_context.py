@@ -7,7 +7,8 @@ are small, pure and testable on their own. ``CodeContext`` is re-exported by ``c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from .store_support import JSONDict
 
 CODE_ENTITY = "code_entity"
 DOCUMENTATION = "documentation"
@@ -37,18 +38,13 @@ class Request:
     include_file_hashes: bool
 
 
-class SafeFormat(dict):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
-
-
-def require_text(**fields: Any) -> None:
+def require_text(**fields: object) -> None:
     for name, value in fields.items():
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"{name} must be a non-empty string")
 
 
-def as_context(context: Any) -> CodeContext:
+def as_context(context: object) -> CodeContext:
     if isinstance(context, CodeContext):
         if not isinstance(context.user_query, str) or not context.user_query.strip():
             raise ValueError("CodeContext.user_query must be a non-empty string")
@@ -84,7 +80,7 @@ def search_text(ctx: CodeContext) -> str:
     return "\n".join(p.strip() for p in parts if p and p.strip())
 
 
-def describe(metadata: dict[str, Any] | None) -> str:
+def describe(metadata: JSONDict | None) -> str:
     """One header line for a memory: where a code entity lives, or what a note is."""
     meta = metadata or {}
     kind = meta.get("type")

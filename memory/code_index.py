@@ -12,15 +12,22 @@ extraction package's crash-contained worker pool in production; tests wrap it wi
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .code_context import CODE_ENTITY
 from .code_manifest import CodeManifest, EntityRow, FileRow
+from .embedding import Vectors
+from .store_support import JSONDict, Metadata
 from .vector_sink import point_id
+
+if TYPE_CHECKING:  # the extraction package loads when a file is parsed, not at import
+    from .extract.entities import CodeEntity, FileExtraction
+    from .extract.walker import ReadResult
 
 MAX_TEXT_CHARS = 32_000
 """Entity sources longer than this are truncated in the memory text (the span stays exact)."""
@@ -70,7 +77,7 @@ class IndexReport:
     notices: list[str] = field(default_factory=list)
 
 
-def entity_metadata(repo_id: str, entity: Any) -> dict[str, Any]:
+def entity_metadata(repo_id: str, entity: CodeEntity) -> JSONDict:
     """Memory metadata of one ``CodeEntity`` (path, qualified name, kind, language, span...)."""
     calls = sorted({str(c).rsplit(".", 1)[-1] for c in entity.calls})[:MAX_CALLS]
     return {
@@ -82,7 +89,7 @@ def entity_metadata(repo_id: str, entity: Any) -> dict[str, Any]:
     }
 
 
-def entity_text(entity: Any) -> str:
+def entity_text(entity: CodeEntity) -> str:
     """The memory text of an entity: its source (truncated past ``MAX_TEXT_CHARS``)."""
     source = entity.source if entity.source.strip() else entity.signature or entity.name
     if len(source) > MAX_TEXT_CHARS:
@@ -90,14 +97,27 @@ def entity_text(entity: Any) -> str:
     return source
 
 
-ReadFn = Callable[[str, str, int], Any]
+ReadFn = Callable[[str, str, int], "ReadResult"]
 """``(root, relative path, max bytes) -> ReadResult`` (default: the safe on-disk reader)."""
 
-LabelFn = Callable[[Any], Mapping[str, Any]]
+LabelFn = Callable[["CodeEntity"], Metadata]
 """``entity -> extra metadata`` merged over ``entity_metadata`` (source name, version...)."""
 
 
-def _read_from_disk(root: str, rel: str, max_bytes: int) -> Any:
+ExtractorFn = Callable[[Iterable[tuple[str, bytes]]], Iterable["FileExtraction"]]
+"""``(repo-relative path, bytes) pairs -> FileExtraction`` results, in any order."""
+
+#: a new entity memory for ``add_memories``: text, metadata, vector (None: not needed)
+NewItem = tuple[str, JSONDict, "Vectors | None"]
+#: an entity for the vector sink: its manifest row, text and metadata
+Pushed = tuple[EntityRow, str, Metadata]
+SinkPushFn = Callable[[list[Pushed], list[str], list[str]], None]
+"""``push(pushed, removed point ids, touched paths)`` (``code_sink.SinkSync.pusher``)."""
+#: a changed file waiting to be parsed: walked file, bytes (None: read again later), digest
+_Todo = tuple["WalkedFile", "bytes | None", str]
+
+
+def _read_from_disk(root: str, rel: str, max_bytes: int) -> ReadResult:
     from .extract.walker import read_file_safely
 
     return read_file_safely(root, rel, max_bytes)
@@ -106,9 +126,10 @@ def _read_from_disk(root: str, rel: str, max_bytes: int) -> Any:
 class MemoryOps:
     """The memory operations the indexer needs (bound by ``CodeMemorySystem``)."""
 
-    def __init__(self, add: Callable[[list], list], update_metadata: Callable[[str, dict], bool],
-                 delete: Callable[[str], bool], get: Callable[[str], dict | None],
-                 embed: Callable[[list], Sequence[Any]]) -> None:
+    def __init__(self, add: Callable[[list[NewItem]], list[str]],
+                 update_metadata: Callable[[str, JSONDict], bool],
+                 delete: Callable[[str], bool], get: Callable[[str], JSONDict | None],
+                 embed: Callable[[list[str]], Sequence[Vectors | None]]) -> None:
         self.add, self.update_metadata, self.delete = add, update_metadata, delete
         self.get, self.embed = get, embed
 
@@ -118,8 +139,8 @@ class _Pending:
     """Entities of one extracted file waiting to be stored."""
 
     file: FileRow
-    keep: list[tuple[EntityRow, dict]]  # (existing row, new metadata)
-    new: list[tuple[Any, bytes | None]]  # (entity, reused vector or None)
+    keep: list[tuple[EntityRow, JSONDict]]  # (existing row, new metadata)
+    new: list[tuple[CodeEntity, bytes | None]]  # (entity, reused vector or None)
     drop: list[EntityRow]
 
 
@@ -127,8 +148,7 @@ class RepositoryIndexer:
     """Applies one repository's walk to its memories, manifest and vector sink."""
 
     def __init__(self, manifest: CodeManifest, ops: MemoryOps, *, repo_id: str, root: str,
-                 extract: Callable[[Sequence[tuple[str, bytes]]], list],
-                 max_file_bytes: int, sink_push: Callable[[list, list, list], None],
+                 extract: ExtractorFn, max_file_bytes: int, sink_push: SinkPushFn,
                  progress: Callable[[IndexProgress], None] | None = None,
                  batch_files: int = 64, read: ReadFn | None = None,
                  labels: LabelFn | None = None) -> None:
@@ -142,7 +162,7 @@ class RepositoryIndexer:
         self.labels = labels
         self.report = IndexReport(repo_id, root)
 
-    def _metadata(self, entity: Any) -> dict[str, Any]:
+    def _metadata(self, entity: CodeEntity) -> JSONDict:
         """The entity's memory metadata, with the caller's labels (e.g. a source's name)."""
         meta = entity_metadata(self.repo_id, entity)
         if self.labels is not None:
@@ -163,7 +183,7 @@ class RepositoryIndexer:
         walked = list(walked)
         known = self.manifest.files(self.repo_id, None if complete else
                                     [wf.path for wf in walked if not undecodable(wf.path)])
-        todo: list[tuple[WalkedFile, bytes, str]] = []
+        todo: list[_Todo] = []
         seen: set[str] = set()
         self._notify("walk", len(walked), len(walked))
         for wf in walked:
@@ -178,7 +198,7 @@ class RepositoryIndexer:
         return self.report
 
     def _plan_one(self, wf: WalkedFile, old: FileRow | None,
-                  todo: list, force: Sequence[str]) -> None:
+                  todo: list[_Todo], force: Sequence[str]) -> None:
         from .extract.walker import printable, undecodable
 
         if wf.status is not None:  # skipped or refused by the walker: report, forget entities
@@ -219,13 +239,13 @@ class RepositoryIndexer:
         self.manifest.transaction(lambda c: CodeManifest.put_file(c, self.repo_id, row))
 
     # -- renames and deletions -------------------------------------------------------------------
-    def _apply_renames(self, todo: list, gone: dict[str, FileRow],
-                       known: Mapping[str, FileRow]) -> list:
+    def _apply_renames(self, todo: list[_Todo], gone: dict[str, FileRow],
+                       known: Mapping[str, FileRow]) -> list[_Todo]:
         by_hash: dict[str, list[str]] = {}
         for path, row in gone.items():
             if row.file_hash and row.status == INDEXED:
                 by_hash.setdefault(row.file_hash, []).append(path)
-        rest = []
+        rest: list[_Todo] = []
         for wf, data, digest in todo:
             sources = by_hash.get(digest)
             if sources and wf.path not in known:
@@ -238,7 +258,9 @@ class RepositoryIndexer:
     def _move_file(self, old: FileRow, wf: WalkedFile) -> None:
         """Rename: same content at a new path. No parsing, no embedding."""
         rows = self.manifest.entities(self.repo_id, old.path)
-        moved, removed_points, pushed = [], [], []
+        moved: list[EntityRow] = []
+        removed_points: list[str] = []
+        pushed: list[Pushed] = []
         for row in rows:
             memory = self.ops.get(row.memory_id)
             if memory is None:
@@ -252,7 +274,7 @@ class RepositoryIndexer:
             pushed.append((new_row, memory["text"], meta))
         new_file = replace(old, path=wf.path, size=wf.size, mtime_ns=wf.mtime_ns)
 
-        def write(conn: Any) -> None:
+        def write(conn: sqlite3.Connection) -> None:
             CodeManifest.drop_file(conn, self.repo_id, old.path)
             CodeManifest.put_file(conn, self.repo_id, new_file)
             CodeManifest.put_entities(conn, self.repo_id, moved)
@@ -272,7 +294,7 @@ class RepositoryIndexer:
             self.report.deleted += 1
 
     # -- extraction and storage ------------------------------------------------------------------
-    def _extract_all(self, todo: list) -> None:
+    def _extract_all(self, todo: list[_Todo]) -> None:
         """Stream every changed file through the extractor; store results in groups."""
         total = len(todo)
         meta = {wf.path: (wf, digest) for wf, _, digest in todo}
@@ -295,8 +317,8 @@ class RepositoryIndexer:
             self._not_indexed(path, status, self.manifest.files(self.repo_id, [path]).get(path))
         self.report.parsed += done
 
-    def _read_again(self, todo: list, meta: dict,
-                    vanished: list) -> Iterator[tuple[str, bytes]]:
+    def _read_again(self, todo: list[_Todo], meta: dict[str, tuple[WalkedFile, str]],
+                    vanished: list[tuple[str, str]]) -> Iterator[tuple[str, bytes]]:
         """Bytes of each changed file, read lazily (the digest follows the bytes parsed).
 
         Runs on the extractor's feeder thread: it only reads, and reports vanished files in
@@ -311,7 +333,7 @@ class RepositoryIndexer:
             meta[wf.path] = (wf, sha256_hex(read.data))
             yield wf.path, read.data
 
-    def _diff(self, wf: WalkedFile, digest: str, result: Any) -> _Pending:
+    def _diff(self, wf: WalkedFile, digest: str, result: FileExtraction) -> _Pending:
         status = result.status
         self.report.statuses[wf.path] = status
         entities = result.entities if status == INDEXED else ()
@@ -320,7 +342,9 @@ class RepositoryIndexer:
         old_rows = self.manifest.entities(self.repo_id, wf.path)
         by_key = {(r.qualified_name, r.occurrence): r for r in old_rows}
         vectors = {r.entity_hash: r.vector for r in old_rows if r.vector is not None}
-        keep, new, used = [], [], set()
+        keep: list[tuple[EntityRow, JSONDict]] = []
+        new: list[tuple[CodeEntity, bytes | None]] = []
+        used: set[str] = set()
         for entity in entities:
             old = by_key.get((entity.qualified_name, entity.occurrence))
             meta = self._metadata(entity)
@@ -346,7 +370,8 @@ class RepositoryIndexer:
         items = [(entity_text(e), self._metadata(e), vec)
                  for (_, e, _), vec in zip(fresh, vectors, strict=True)]
         ids = self.ops.add(items) if items else []
-        rows, pushed = [], []
+        rows: list[EntityRow] = []
+        pushed: list[Pushed] = []
         for (_, e, _), vec, mid, (text, meta, _) in zip(fresh, vectors, ids, items,
                                                        strict=True):
             row = EntityRow(mid, e.path, e.qualified_name, e.occurrence, e.content_hash,
@@ -355,10 +380,10 @@ class RepositoryIndexer:
             rows.append(row)
             pushed.append((row, text, meta))
         for p in pending:
-            for old, meta in p.keep:
-                text = self._meta_changed(old.memory_id, meta)
-                if text is not None:
-                    pushed.append((old, text, meta))
+            for old, new_meta in p.keep:
+                changed = self._meta_changed(old.memory_id, new_meta)
+                if changed is not None:
+                    pushed.append((old, changed, new_meta))
         self._commit(pending, rows)
         self.sink_push(pushed, [r.point_id for p in pending for r in p.drop],
                        [p.file.path for p in pending])
@@ -366,16 +391,16 @@ class RepositoryIndexer:
         self.report.entities_removed += sum(len(p.drop) for p in pending)
         self.report.entities_kept += sum(len(p.keep) for p in pending)
 
-    def _meta_changed(self, memory_id: str, meta: Mapping[str, Any]) -> str | None:
+    def _meta_changed(self, memory_id: str, meta: Metadata) -> str | None:
         """Update a kept entity's metadata if it moved; its text when it did, else None."""
         current = self.ops.get(memory_id)
         if current is None or current["metadata"] == meta:
             return None
         self.ops.update_metadata(memory_id, dict(meta))
-        return current["text"]
+        return str(current["text"])
 
     def _commit(self, pending: Sequence[_Pending], rows: list[EntityRow]) -> None:
-        def write(conn: Any) -> None:
+        def write(conn: sqlite3.Connection) -> None:
             for p in pending:
                 CodeManifest.drop_entities(conn, [r.memory_id for r in p.drop])
                 CodeManifest.put_file(conn, self.repo_id, p.file)

@@ -13,6 +13,8 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
 
 from .errors import StoreCorrupt, StoreError
 from .store_integrity import DamageControl, is_corruption
@@ -35,6 +37,8 @@ _SCHEMA = [
     # from this small covering index reads megabytes, not the whole table (issue 16).
     "CREATE INDEX IF NOT EXISTS code_entities_ids ON code_entities (repo_id, memory_id)",
 ]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -119,18 +123,18 @@ class CodeManifest:
             self._damage.leave()
             self._conn.close()
 
-    def _run(self, fn, *args):  # type: ignore[no-untyped-def]
+    def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         try:
             with self._lock:
-                return fn(self._conn, *args)
+                return fn(self._conn)
         except sqlite3.Error as exc:  # handled outside the lock: recovery reopens this manifest
             if self._on_damage is not None and is_corruption(exc):
                 raise self._on_damage(exc) from exc
             raise StoreError(f"code manifest: {exc}") from exc
 
-    def transaction(self, fn) -> object:  # type: ignore[no-untyped-def]
+    def transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(conn)`` inside one IMMEDIATE transaction."""
-        def run(conn: sqlite3.Connection) -> object:
+        def run(conn: sqlite3.Connection) -> T:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 out = fn(conn)
@@ -184,7 +188,8 @@ class CodeManifest:
         else:
             rows = self._run(lambda c: [row for path in paths for row in c.execute(
                 sql + " AND path=?", (repo_id, path)).fetchall()])
-        return {r[0]: FileRow(*r[:7], tuple(json.loads(r[7]))) for r in rows}
+        return {r[0]: FileRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])))
+                for r in rows}
 
     @staticmethod
     def put_file(conn: sqlite3.Connection, repo_id: str, row: FileRow) -> None:
@@ -203,7 +208,7 @@ class CodeManifest:
     def entities(self, repo_id: str, path: str | None = None) -> list[EntityRow]:
         sql = ("SELECT memory_id, path, qualified_name, occurrence, entity_hash, point_id, "
                "vector FROM code_entities WHERE repo_id=?")
-        args: list = [repo_id]
+        args: list[str] = [repo_id]
         if path is not None:
             sql += " AND path=?"
             args.append(path)
@@ -214,10 +219,7 @@ class CodeManifest:
         """All entities of ``repo_id`` in chunks (bounded memory on large repositories)."""
         last = -1
         while True:
-            rows = self._run(lambda c, after: c.execute(
-                "SELECT rowid, memory_id, path, qualified_name, occurrence, entity_hash, "
-                "point_id, vector FROM code_entities WHERE repo_id=? AND rowid>? "
-                "ORDER BY rowid LIMIT ?", (repo_id, after, chunk)).fetchall(), last)
+            rows = self._run(partial(_entity_page, repo_id, last, chunk))
             if not rows:
                 return
             last = rows[-1][0]
@@ -238,10 +240,10 @@ class CodeManifest:
 
     def entity_count(self, repo_id: str | None = None) -> int:
         if repo_id is None:
-            return self._run(lambda c: c.execute(
-                "SELECT count(*) FROM code_entities").fetchone()[0])
-        return self._run(lambda c: c.execute(
-            "SELECT count(*) FROM code_entities WHERE repo_id=?", (repo_id,)).fetchone()[0])
+            return int(self._run(lambda c: c.execute(
+                "SELECT count(*) FROM code_entities").fetchone()[0]))
+        return int(self._run(lambda c: c.execute(
+            "SELECT count(*) FROM code_entities WHERE repo_id=?", (repo_id,)).fetchone()[0]))
 
     def entity_paths(self, repo_id: str) -> list[str]:
         """The paths that define at least one entity, sorted (from the ``(repo_id, path)``
@@ -286,3 +288,11 @@ class CodeManifest:
         """Drop the entity row of a memory deleted through the plain ``MemorySystem`` API."""
         self._run(lambda c: c.execute("DELETE FROM code_entities WHERE memory_id=?",
                                       (memory_id,)))
+
+
+def _entity_page(repo_id: str, after: int, chunk: int,
+                 conn: sqlite3.Connection) -> list[tuple[Any, ...]]:  # Any: SQLite row values
+    return conn.execute(
+        "SELECT rowid, memory_id, path, qualified_name, occurrence, entity_hash, "
+        "point_id, vector FROM code_entities WHERE repo_id=? AND rowid>? "
+        "ORDER BY rowid LIMIT ?", (repo_id, after, chunk)).fetchall()

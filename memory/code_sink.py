@@ -21,12 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 import numpy as np
 
+from .code_index import Pushed, SinkPushFn
 from .code_manifest import CodeManifest, EntityRow
+from .embedding import Vectors
 from .file_points import file_metadata, file_outline, file_point_id
+from .store_support import Metadata
 from .vector_sink import SinkPoint, VectorSink, VectorSpaceMismatch, payload_metadata
 
 #: ``sink_count`` while a push is under way: a crash in between forces a full re-push.
@@ -36,10 +38,12 @@ DIRTY = -1
 #: collection or the repository).
 SAMPLE = 64
 
-Payloads = Callable[[str, Sequence[str]], list]
+#: ``(memory id, text, metadata)`` of one entity memory (``Any``: JSON metadata)
+Payload = tuple[str, str, Metadata]
+Payloads = Callable[[str, Sequence[str]], list[Payload]]
 """``(repo_id, memory_ids) -> [(memory_id, text, metadata)]`` from the plugin's store."""
 
-Embed = Callable[[list[str]], Any]
+Embed = Callable[[list[str]], Vectors]
 """Texts -> vectors, with the embedder whose space the sink holds."""
 
 
@@ -192,7 +196,7 @@ class SinkSync:
         return self._upsert_entities(repo_id, items)
 
     def _upsert_entities(self, repo_id: str,
-                         items: Sequence[tuple[EntityRow, str, dict[str, Any]]]) -> int:
+                         items: Sequence[Pushed]) -> int:
         """Entity points; rows stored without a vector (nothing needed one) are embedded now."""
         missing = [i for i, (row, _, _) in enumerate(items) if row.vector is None]
         rows = [row for row, _, _ in items]
@@ -233,17 +237,17 @@ class SinkSync:
                                                                         strict=True)])
         return len(built)
 
-    def _embedding(self, texts: list[str]) -> list[Any]:
+    def _embedding(self, texts: list[str]) -> Vectors:
         if self._embed is None:
             raise VectorSpaceMismatch("the sink needs vectors but no embedder was given")
-        return list(self._embed(texts))
+        return self._embed(texts)
 
     # -- incremental pushes ----------------------------------------------------------------------
-    def pusher(self, repo_id: str) -> Callable[[list, list, list], None]:
+    def pusher(self, repo_id: str) -> SinkPushFn:
         """``push(pushed, removed_point_ids, paths)`` for the indexer: ``pushed`` holds
         ``(EntityRow, text, metadata)`` tuples, ``paths`` the files the change touched. Marks
         the state dirty until ``mark_synced``."""
-        def push(pushed: list, removed: list, paths: list) -> None:
+        def push(pushed: list[Pushed], removed: list[str], paths: list[str]) -> None:
             mode = self._mode()
             if self._sink is None or mode is SinkMode.NONE or not (pushed or removed):
                 return
@@ -273,7 +277,7 @@ class SinkSync:
         self._manifest.set_sink_state(repo_id, self._expected_count(repo_id, mode), label, size)
 
     def refresh_entity(self, memory_id: str, new_text: str | None,
-                       embed: Callable[[list], Any]) -> None:
+                       embed: Embed) -> None:
         """A code entity was edited through ``update_memory``: new vector, new point copy."""
         found = self._manifest.entity(memory_id)
         if found is None:
@@ -321,6 +325,6 @@ class SinkSync:
                                       repo.sink_embedder, repo.sink_size)
 
 
-def _point(repo_id: str, row: EntityRow, text: str, meta: dict[str, Any]) -> SinkPoint:
+def _point(repo_id: str, row: EntityRow, text: str, meta: Metadata) -> SinkPoint:
     vector = np.frombuffer(row.vector or b"", dtype=np.float32)
     return SinkPoint(row.point_id, text, payload_metadata(repo_id, row.memory_id, meta), vector)

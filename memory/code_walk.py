@@ -10,29 +10,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
+from .code_index import ExtractorFn as ExtractorFn  # re-exported: the seam is named here too
 from .code_index import WalkedFile
 
-WalkerFn = Callable[[str, list, bool, int], Iterable[WalkedFile]]
-"""``(root, exclude_patterns, recursive, max_file_bytes) -> walked files``."""
+if TYPE_CHECKING:  # the extraction package loads when first used
+    from .extract.entities import FileExtraction
+    from .extract.pool import ExtractionPool
+    from .extract.walker import FileEntry
 
-ExtractorFn = Callable[[Iterable[tuple[str, bytes]]], Iterable[Any]]
-"""``(repo-relative path, bytes) pairs -> FileExtraction`` results, in any order."""
+WalkerFn = Callable[[str, list[str], bool, int], Iterable[WalkedFile]]
+"""``(root, exclude_patterns, recursive, max_file_bytes) -> walked files``."""
 
 
 def _mtime_ns(mtime: float | None) -> int | None:
     return None if mtime is None else int(round(mtime * 1e9))
 
 
-def from_entry(entry: Any) -> WalkedFile:
+def from_entry(entry: FileEntry) -> WalkedFile:
     """A walker ``FileEntry`` as the indexer's ``WalkedFile`` (status None = to index)."""
     status = None if entry.status == "ok" else entry.status
     return WalkedFile(entry.path, status, entry.size, _mtime_ns(entry.mtime),
                       getattr(entry, "reason", ""))
 
 
-def default_walker(root: str, exclude: list, recursive: bool, max_file_bytes: int, *,
+def default_walker(root: str, exclude: list[str], recursive: bool, max_file_bytes: int, *,
                    include: Iterable[str] = (),
                    languages: Iterable[str] | None = None) -> Iterable[WalkedFile]:
     """The extraction package's ``walk_repository`` (no symlinks followed, .gitignore).
@@ -93,9 +96,9 @@ class PoolExtractor:
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers
-        self._pool: Any = None
+        self._pool: ExtractionPool | None = None
 
-    def __call__(self, items: Iterable[tuple[str, bytes]]) -> Iterator[Any]:
+    def __call__(self, items: Iterable[tuple[str, bytes]]) -> Iterator[FileExtraction]:
         if self._pool is None:
             from .extract.pool import ExtractionPool
 

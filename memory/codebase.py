@@ -13,8 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,13 +24,13 @@ from .code_context import (
     DOCUMENTATION,
     CodeContext,
     Request,
-    SafeFormat,
     as_context,
     describe,
     render_context,
     require_text,
     search_text,
 )
+from .code_focus import Boosts, CodeFocus
 from .code_index import (
     IndexProgress,
     IndexReport,
@@ -42,7 +41,7 @@ from .code_index import (
     WalkedFile,
 )
 from .code_manifest import CodeManifest
-from .code_sink import SinkMode, SinkSync, SyncResult
+from .code_sink import Payload, SinkMode, SinkSync, SyncResult
 from .code_walk import (
     ExtractorFn,
     WalkerFn,
@@ -52,23 +51,15 @@ from .code_walk import (
     locate_file,
     walk_single,
 )
-from .dependencies import DependencyFocus
+from .embedding import Vectors
 from .lexical import query_tokens
+from .query_prompt import PrimaryFn, ask_primary, code_query_prompt, score_label
 from .recency import RecencyTracker
+from .results import Candidate, ScoredMemory
 from .store import MemoryRecord
-from .system import Candidate, MemorySystem, ScoredMemory
+from .store_support import Filters, JSONDict
+from .system import MemorySystem
 from .vector_sink import VectorSink
-
-CODE_QUERY_TEMPLATE = """You are helping with a software repository.
-
-{context}
-
-Relevant code and notes from the repository (most relevant first):
-{memories}
-
-Answer the request: {query}"""
-"""Default ``query`` prompt; a custom template may use ``{query}``, ``{context}`` and
-``{memories}`` (``{task}`` is an alias of ``{query}``)."""
 
 MAX_CANDIDATE_CHARS = 4000
 
@@ -86,7 +77,9 @@ class CodeMemorySystem(MemorySystem):
     keyword (``candidate_limit``...).
     """
 
-    query_prompt_template: str = CODE_QUERY_TEMPLATE
+    #: ``None``: the built-in ``code_query`` prompt; or a ``str.format`` template (``{query}``,
+    #: ``{task}``, ``{context}``, ``{memories}``, ``{data_rule}``)
+    query_prompt_template: str | None = None
     lost_on_corruption: str = (
         "documentation notes, debugging sessions, task notes and any other memory added "
         "directly, their change history and the score cache; the code index is rebuilt from "
@@ -115,7 +108,7 @@ class CodeMemorySystem(MemorySystem):
         walker: WalkerFn | None = None,
         extractor: ExtractorFn | None = None,
         workers: int | None = None,
-        **memory_kwargs: Any,
+        **memory_kwargs: Any,  # Any: forwarded to MemorySystem, whose parameters check them
     ) -> None:
         for name, amount in (("dependency_boost_amount", dependency_boost_amount),
                              ("recency_boost_amount", recency_boost_amount)):
@@ -138,6 +131,7 @@ class CodeMemorySystem(MemorySystem):
         self._manifest = CodeManifest(db_path, on_damage=self._store.damage_found)
         self._recency = RecencyTracker(recency_days)
         self._store.damage.listeners.append(lambda notice: self._recency.invalidate())
+        self._focus = CodeFocus(self._manifest, self._recency, self.list_memories)
         self._walker = walker or default_walker
         self._extractor = extractor or default_extractor(workers)
         self.sink_mode = SinkMode(sink_mode)
@@ -225,8 +219,9 @@ class CodeMemorySystem(MemorySystem):
         """The parsing seam in use (the crash-contained pool by default)."""
         return self._extractor
 
-    def _indexer(self, root: str, progress: Callable | None, *, repo_id: str | None = None,
-                 read: ReadFn | None = None, extract: ExtractorFn | None = None,
+    def _indexer(self, root: str, progress: Callable[[IndexProgress], None] | None, *,
+                 repo_id: str | None = None, read: ReadFn | None = None,
+                 extract: ExtractorFn | None = None,
                  labels: LabelFn | None = None) -> RepositoryIndexer:
         repo_id = repo_id or self.repository_id_for(root)
         if not repo_id:
@@ -291,7 +286,7 @@ class CodeMemorySystem(MemorySystem):
             return self.sink_mode
         return SinkMode.FILES if self._dense.ranks() else SinkMode.NONE
 
-    def _index_vectors(self, texts: list[str]) -> Sequence[Any]:
+    def _index_vectors(self, texts: list[str]) -> Sequence[Vectors | None]:
         """Entity vectors for the indexer, or ``None`` each when nothing would use them (the
         dense ranking is off and the sink does not hold entities): no embedding cost then."""
         if self._dense_ranks() or self._sink.mode is SinkMode.ENTITIES:
@@ -312,8 +307,8 @@ class CodeMemorySystem(MemorySystem):
                 out[repo.repo_id] = self._sink.check(repo.repo_id, self._dense.space()[1])
         return out
 
-    def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list:
-        out = []
+    def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list[Payload]:
+        out: list[Payload] = []
         for mid in memory_ids:
             memory = MemorySystem.get_memory(self, mid)
             if memory is not None:
@@ -324,7 +319,7 @@ class CodeMemorySystem(MemorySystem):
     def add_documentation_memory(self, title: str, content: str,
                                  category: str = "documentation",
                                  file_path: str | None = None,
-                                 metadata: dict[str, Any] | None = None) -> str:
+                                 metadata: JSONDict | None = None) -> str:
         """Store a documentation note; returns its memory id. ``ValueError`` if empty."""
         require_text(title=title, content=content)
         meta = {**(metadata or {}), "type": DOCUMENTATION, "title": title,
@@ -333,7 +328,7 @@ class CodeMemorySystem(MemorySystem):
 
     def add_debugging_session(self, description: str, error: str, solution: str,
                               file_path: str | None = None,
-                              metadata: dict[str, Any] | None = None) -> str:
+                              metadata: JSONDict | None = None) -> str:
         """Store how a problem was solved; returns its memory id. ``ValueError`` if empty."""
         require_text(description=description, error=error, solution=solution)
         meta = {**(metadata or {}), "type": DEBUGGING_SESSION, "file_path": file_path}
@@ -342,7 +337,7 @@ class CodeMemorySystem(MemorySystem):
 
     # -- MemorySystem CRUD kept consistent with the manifest and the sink ------------------------
     def update_memory(self, memory_id: str, text: str | None = None,
-                      metadata: dict[str, Any] | None = None) -> bool:
+                      metadata: JSONDict | None = None) -> bool:
         """As ``MemorySystem.update_memory``; an edited code entity's copy in the sink follows."""
         changed = super().update_memory(memory_id, text=text, metadata=metadata)
         if changed and isinstance(memory_id, str):
@@ -357,9 +352,9 @@ class CodeMemorySystem(MemorySystem):
         return deleted
 
     # -- retrieval -------------------------------------------------------------------------------
-    async def retrieve_relevant_memories(  # type: ignore[override]
+    async def retrieve_relevant_memories(
         self, context: str | CodeContext, include_file_hashes: bool = True, *,
-        filters: Mapping[str, Any] | None = None,
+        filters: Filters | None = None,
     ) -> list[ScoredMemory]:
         """Memories relevant to ``context`` (a string or ``CodeContext``), best first.
 
@@ -374,44 +369,50 @@ class CodeMemorySystem(MemorySystem):
                                     filters=filters)
 
     async def query(self, context: str | CodeContext,  # type: ignore[override]
-                    primary_model_fn: Callable[[str], Awaitable[str]],
+                    primary_model_fn: PrimaryFn,
                     custom_prompt_template: str | None = None) -> str:
         """Retrieve for ``context`` and ask ``primary_model_fn`` to answer its ``user_query``.
 
-        ``custom_prompt_template`` may use ``{query}``, ``{context}`` and ``{memories}``.
+        ``custom_prompt_template`` may use ``{query}``, ``{context}``, ``{memories}`` and
+        ``{data_rule}`` (see ``build_prompt``).
         """
         if not callable(primary_model_fn):
             raise ValueError("primary_model_fn must be an async function str -> str")
         ctx = as_context(context)
         memories = await self.retrieve_relevant_memories(ctx)
-        prompt = self.build_prompt(ctx, memories, custom_prompt_template)
-        reply = primary_model_fn(prompt)
-        if hasattr(reply, "__await__"):
-            reply = await reply
-        return reply
+        return await ask_primary(primary_model_fn,
+                                 self.build_prompt(ctx, memories, custom_prompt_template))
 
     def build_prompt(self, context: str | CodeContext, memories: Sequence[ScoredMemory],
                      template: str | None = None) -> str:
-        """The ``query`` prompt for ``memories`` (also usable by the Cat glue)."""
+        """The ``query`` prompt for ``memories`` (also usable by the Cat glue).
+
+        ``template`` (else ``query_prompt_template``, else the built-in prompt) may use
+        ``{query}``, ``{context}``, ``{memories}`` and ``{data_rule}``; the context and each
+        memory arrive as escaped data blocks."""
         ctx = as_context(context)
-        values = SafeFormat(query=ctx.user_query, task=ctx.user_query,
-                             context=render_context(ctx, None),
-                             memories=self.format_memories_for_prompt(list(memories))
-                             or "(no relevant memories)")
-        return (template or self.query_prompt_template).format_map(values)
+        return code_query_prompt(template or self.query_prompt_template,
+                                 context=render_context(ctx, None),
+                                 items=[self._prompt_memory(m) for m in memories],
+                                 query=ctx.user_query)
+
+    def _prompt_memory(self, memory: ScoredMemory) -> str:
+        return self._memory_text(memory, include_scores=True)
+
+    @staticmethod
+    def _memory_text(memory: ScoredMemory, include_scores: bool) -> str:
+        """A ``path:lines qualified_name`` header (what the memory is), then its text."""
+        score = score_label(memory, unscored=bool(memory.error)) if include_scores else ""
+        return f"{score}{describe(memory.metadata)}\n{memory.text}"
 
     def format_memories_for_prompt(self, memories: list[ScoredMemory],
                                    include_scores: bool = True) -> str:
         """Numbered memories; code entities get a ``path:lines qualified_name`` header."""
-        blocks = []
-        for i, m in enumerate(memories, start=1):
-            score = ("" if not include_scores else "[relevance: unscored] " if m.error
-                     else f"[relevance: {m.relevance_score:.2f}] ")
-            blocks.append(f"{i}. {score}{describe(m.metadata)}\n{m.text}")
-        return "\n\n".join(blocks)
+        return "\n\n".join(f"{i}. {self._memory_text(m, include_scores)}"
+                            for i, m in enumerate(memories, start=1))
 
-    def candidates(self, context: str | CodeContext | Request, limit: int | None = None,
-                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+    def candidates(self, context: object, limit: int | None = None,
+                   filters: Filters | None = None) -> list[Candidate]:
         """As ``MemorySystem.candidates``; a ``CodeContext`` with a ``current_file`` also fills
         free slots with entities related to that file (what it imports or calls, and callers
         of it), so the dependency boost has something to raise."""
@@ -421,7 +422,7 @@ class CodeMemorySystem(MemorySystem):
         ctx = context.context if isinstance(context, Request) else as_context(context)
         if room <= 0 or not ctx.current_file or not self.enable_dependency_boost:
             return found
-        focus = self._focus(ctx)
+        focus = self._focus.focus(ctx)
         if focus is None or not focus.names():
             return found
         wanted = {"$and": [filters, {"type": CODE_ENTITY}]} if filters else {"type": CODE_ENTITY}
@@ -432,13 +433,14 @@ class CodeMemorySystem(MemorySystem):
         return found + [Candidate(r, len(found) + i) for i, r in enumerate(related[:room], 1)]
 
     # -- MemorySystem hooks ----------------------------------------------------------------------
-    def _render_context(self, context: Any) -> str:
+    def _render_context(self, context: object) -> str:
         if isinstance(context, Request):
-            hashes = self._file_hashes(context.context) if context.include_file_hashes else None
+            hashes = (self._focus.file_hashes(context.context) if context.include_file_hashes
+                      else None)
             return render_context(context.context, hashes)
         return render_context(as_context(context), None)
 
-    def _search_text(self, context: Any) -> str:
+    def _search_text(self, context: object) -> str:
         ctx = context.context if isinstance(context, Request) else as_context(context)
         return search_text(ctx)
 
@@ -448,74 +450,11 @@ class CodeMemorySystem(MemorySystem):
             text = text[:MAX_CANDIDATE_CHARS] + "\n... (truncated)"
         return f"{describe(record.metadata)}\n{text}"
 
-    def _adjust_scores(self, context: Any, scored: list[ScoredMemory]) -> list[ScoredMemory]:
+    def _adjust_scores(self, context: object, scored: list[ScoredMemory]) -> list[ScoredMemory]:
         ctx = context.context if isinstance(context, Request) else as_context(context)
-        focus = self._focus(ctx) if self.enable_dependency_boost else None
-        out = []
-        for m in scored:
-            out.append(self._boosted(m, focus) if m.error is None else m)
-        return out
-
-    def _boosted(self, m: ScoredMemory, focus: DependencyFocus | None) -> ScoredMemory:
-        meta = m.metadata or {}
-        if meta.get("type") != CODE_ENTITY:
-            return m
-        score, notes = m.relevance_score, []
-        if focus is not None:
-            relation = focus.relation(meta)
-            if relation:
-                score, notes = score + self.dependency_boost_amount, [relation]
-        if self.enable_recency_boost and self._is_recent(meta):
-            score += self.recency_boost_amount
-            notes.append(f"changed in the last {self.recency_days} days")
-        if not notes:
-            return m
-        return replace(m, relevance_score=min(1.0, score),
-                       reasoning=f"{m.reasoning} (boosted: {'; '.join(notes)})")
-
-    def _focus(self, ctx: CodeContext) -> DependencyFocus | None:
-        found = self._resolve_path(ctx.current_file) if ctx.current_file else None
-        if found is None:
-            return None
-        repo_id, rel = found
-        row = self._manifest.files(repo_id).get(rel)
-        entities = [m["metadata"] for m in self.list_memories(
-            {"type": CODE_ENTITY, "repo_id": repo_id, "path": rel})]
-        return DependencyFocus.build(rel, row.imports if row else (), entities, repo_id)
-
-    def _resolve_path(self, path: str) -> tuple[str, str] | None:
-        """``(repo_id, repo-relative path)`` of a path given absolute, cwd- or repo-relative."""
-        norm = path.replace("\\", "/").lstrip("./") if not os.path.isabs(path) else path
-        full = os.path.realpath(path)
-        for repo in self._manifest.repos():
-            files = self._manifest.files(repo.repo_id)
-            if full.startswith(repo.root.rstrip(os.sep) + os.sep):
-                rel = os.path.relpath(full, repo.root).replace(os.sep, "/")
-                if rel in files:
-                    return repo.repo_id, rel
-            if norm in files:
-                return repo.repo_id, norm
-            for rel in files:
-                if norm.endswith("/" + rel) or rel.endswith("/" + norm):
-                    return repo.repo_id, rel
-        return None
-
-    def _is_recent(self, meta: dict[str, Any]) -> bool:
-        repo = self._manifest.repo(str(meta.get("repo_id")))
-        if repo is None or not meta.get("path"):
-            return False
-        snapshot = self._recency.snapshot(repo.root, self._manifest.files(repo.repo_id))
-        return snapshot.is_recent(str(meta["path"]))
-
-    def _file_hashes(self, ctx: CodeContext) -> dict[str, str]:
-        out = {}
-        for path in [ctx.current_file, *(ctx.accessed_files or [])]:
-            found = self._resolve_path(path) if path else None
-            if found is not None:
-                row = self._manifest.files(found[0]).get(found[1])
-                if row is not None and row.file_hash:
-                    out[found[1]] = row.file_hash[:12]
-        return out
+        return self._focus.adjust(ctx, scored, Boosts(
+            self.enable_dependency_boost, self.dependency_boost_amount,
+            self.enable_recency_boost, self.recency_boost_amount, self.recency_days))
 
     # -- stats and lifecycle ---------------------------------------------------------------------
     def clear_cache(self) -> None:
@@ -523,7 +462,7 @@ class CodeMemorySystem(MemorySystem):
         super().clear_cache()
         self._recency.invalidate()
 
-    def get_stats(self) -> dict[str, Any]:
+    def get_stats(self) -> JSONDict:
         """The seed's keys (``total_code_memories``, ``total_non_code_memories``,
         ``total_memories``, ``cache_stats``) plus retrieval and boost configuration."""
         stats = super().get_stats()

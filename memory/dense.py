@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from .embedder_check import Verdict, judge
-from .embedding import VectorIndex, as_matrix, embedder_key
+from .embedding import Embedder, VectorIndex, Vectors, as_matrix, embedder_key
 from .errors import CodeMemoryError
 from .store import MemoryStore, Mutation
+from .store_support import Filters
 
 _REEMBED_CHUNK = 512
 #: how many more neighbours than wanted to fetch before applying a metadata filter
@@ -40,7 +40,7 @@ class EmbedderFailed(CodeMemoryError):
 class DenseStage:
     """Embeds texts and answers top-k cosine queries over the store's vectors (thread-safe)."""
 
-    def __init__(self, store: MemoryStore, embedder: Any, ranking: str = "auto") -> None:
+    def __init__(self, store: MemoryStore, embedder: Embedder, ranking: str = "auto") -> None:
         if ranking not in DENSE_RANKING_MODES:
             raise ValueError(f"dense_ranking must be one of {DENSE_RANKING_MODES}, "
                              f"got {ranking!r}")
@@ -93,22 +93,23 @@ class DenseStage:
             self._space = (embedder_key(self._embedder, dimension), dimension)
         return self._space
 
-    def _query_vector(self, text: str, dimension: int | None) -> np.ndarray:
+    def _query_vector(self, text: str, dimension: int | None) -> Vectors:
         try:
-            return as_matrix(self._embedder.embed_query(text), dimension)[0]
+            row: Vectors = as_matrix(self._embedder.embed_query(text), dimension)[0]
+            return row
         except Exception as err:  # noqa: BLE001 - foreign code: a server down, a bad reply
             raise EmbedderFailed(f"the embedder failed on a query "
                                  f"({type(err).__name__}: {err})") from err
 
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.space()[1]), dtype=np.float32)
         return as_matrix(self._embedder.embed_documents(list(texts)), self.space()[1])
 
-    def blob(self, vector: np.ndarray) -> bytes:
+    def blob(self, vector: Vectors) -> bytes:
         return np.asarray(vector, dtype=np.float32).tobytes()
 
-    def applied(self, mutation: Mutation, put: Sequence[tuple[int, np.ndarray]] = (),
+    def applied(self, mutation: Mutation[object], put: Sequence[tuple[int, Vectors]] = (),
                 remove: Sequence[int] = ()) -> None:
         """Patch the index after our own write, or drop it if another writer came in between."""
         if mutation.generation_before < 0:
@@ -126,7 +127,7 @@ class DenseStage:
         with self._lock:
             self._index = None
 
-    def search(self, query: str, k: int, filters: Mapping[str, Any] | None) -> list[int]:
+    def search(self, query: str, k: int, filters: Filters | None) -> list[int]:
         """Seqs of the ``k`` nearest memories to ``query`` (restricted by ``filters``).
 
         With filters, the nearest ``WIDEN * k`` are filtered first (cheap); only when too few

@@ -9,9 +9,10 @@ user's code. Everything here is pure.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from .store_support import Metadata
 
 IMPORTED = "imported by the current file"
 CALLED = "called by the current file"
@@ -74,7 +75,7 @@ class DependencyFocus:
 
     @classmethod
     def build(cls, path: str, file_imports: Iterable[str],
-              entities: Iterable[Mapping[str, Any]],
+              entities: Iterable[Metadata],
               repo_id: str | None = None) -> DependencyFocus:
         """``entities`` are the current file's entity metadata (``name``, ``calls``)."""
         imports = frozenset(resolve_import(i, path) for i in file_imports if i)
@@ -86,7 +87,7 @@ class DependencyFocus:
             called.update(last_segment(str(c)) for c in meta.get("calls") or ())
         return cls(path, imports, frozenset(called), frozenset(defined), repo_id)
 
-    def relation(self, meta: Mapping[str, Any] | None) -> str | None:
+    def relation(self, meta: Metadata | None) -> str | None:
         """Why the entity with metadata ``meta`` is related to the current file, or None."""
         if not meta or meta.get("path") in (None, self.path):
             return None

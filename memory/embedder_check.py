@@ -20,9 +20,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
+from .embedding import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +83,7 @@ class Verdict:
         return cls(state == "on", reason) if state in ("on", "off") and reason else None
 
 
-def known_weak(embedder: Any) -> str | None:
+def known_weak(embedder: object) -> str | None:
     """Why ``embedder`` (or an embedder it wraps) is known not to help, or None."""
     seen: set[int] = set()
     current = embedder
@@ -95,17 +97,19 @@ def known_weak(embedder: Any) -> str | None:
     return None
 
 
-def _normalised(vectors: Any) -> np.ndarray:
+def _normalised(vectors: object) -> NDArray[np.float64]:
     matrix = np.asarray(vectors, dtype=np.float64)
     if matrix.ndim != 2 or not np.all(np.isfinite(matrix)):
         raise ValueError(f"unusable vectors of shape {matrix.shape}")
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     if np.any(norms == 0):
         raise ValueError("zero vectors")
-    return matrix / norms
+    normalised = np.empty_like(matrix)
+    np.divide(matrix, norms, out=normalised)
+    return normalised
 
 
-def probe(embedder: Any) -> Verdict:
+def probe(embedder: Embedder) -> Verdict:
     """Run the probe on ``embedder``; an embedder that fails to answer is not useful."""
     try:
         docs = _normalised(embedder.embed_documents([code for _, code in PROBE]))
@@ -126,7 +130,7 @@ def probe(embedder: Any) -> Verdict:
                            f"(needs {PASS_MARK})")
 
 
-def judge(embedder: Any, cached: Callable[[], str | None],
+def judge(embedder: Embedder, cached: Callable[[], str | None],
           remember: Callable[[str], None]) -> Verdict:
     """The verdict for ``embedder``: known weak class, else a remembered or fresh probe (a
     probe that could not run is not remembered)."""

@@ -16,14 +16,24 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .retrieval import split_identifier
+
+#: float32 vectors: one ``(dimension,)`` row, or a ``(n, dimension)`` matrix
+Vectors = NDArray[np.float32]
+#: the integer keys (the store's ``seq``) of an index's rows
+Keys = NDArray[np.int64]
 
 _WORD = re.compile(r"\w+")
 
 
 class Embedder(Protocol):
-    """What the dense stage needs; LangChain embedders (``cat.embedder``) fit."""
+    """What the dense stage needs; LangChain embedders (``cat.embedder``) fit.
+
+    ``Any`` results: a foreign embedder answers lists of floats, numpy arrays or worse; every
+    answer goes through ``as_matrix``, which checks shape and values.
+    """
 
     def embed_documents(self, texts: list[str]) -> Any: ...
 
@@ -41,7 +51,7 @@ class HashingEmbedder:
         #: identifies the vector space (algorithm version + size)
         self.name = f"hashing-v1-{dimension}"
 
-    def _vector(self, text: str) -> np.ndarray:
+    def _vector(self, text: str) -> Vectors:
         counts: dict[tuple[int, float], float] = {}
         for word in _WORD.findall(text):
             for slot in _word_slots(word, self.dimension):
@@ -52,14 +62,14 @@ class HashingEmbedder:
         norm = float(np.linalg.norm(vec))
         return vec / norm if norm > 0 else vec
 
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
+    def embed_documents(self, texts: list[str]) -> Vectors:
         """Embed ``texts`` into a ``(len(texts), dimension)`` float32 array."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for i, text in enumerate(texts):
             out[i] = self._vector(text)
         return out
 
-    def embed_query(self, text: str) -> np.ndarray:
+    def embed_query(self, text: str) -> Vectors:
         """Embed one query into a ``(dimension,)`` float32 array."""
         return self._vector(text)
 
@@ -77,13 +87,13 @@ def _word_slots(word: str, dimension: int) -> tuple[tuple[int, float], ...]:
     return tuple(slots)
 
 
-def embedder_key(embedder: Any, dimension: int) -> str:
+def embedder_key(embedder: object, dimension: int) -> str:
     """The identity of a vector space, stored next to each vector."""
     name = getattr(embedder, "name", None) or type(embedder).__name__
     return f"{name}:{dimension}"
 
 
-def as_matrix(vectors: Any, dimension: int | None = None) -> np.ndarray:
+def as_matrix(vectors: object, dimension: int | None = None) -> Vectors:
     """Normalised float32 rows; ``ValueError`` if the shape or values are wrong."""
     matrix = np.asarray(vectors, dtype=np.float32)
     if matrix.ndim == 1:
@@ -93,10 +103,12 @@ def as_matrix(vectors: Any, dimension: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(matrix)):
         raise ValueError("embeddings contain NaN or infinity")
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.where(norms > 0, norms, 1.0)
+    normalised = np.empty_like(matrix)  # never in place: ``matrix`` may be the caller's array
+    np.divide(matrix, np.where(norms > 0, norms, 1.0), out=normalised)
+    return normalised
 
 
-def _grown(matrix: np.ndarray, keys: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+def _grown(matrix: Vectors, keys: Keys, size: int) -> tuple[Vectors, Keys]:
     """Copies of ``matrix`` and ``keys`` with room for a quarter more rows (at least 1024)."""
     capacity = size + max(1024, size // 4)
     new_matrix = np.empty((capacity, matrix.shape[1]), dtype=np.float32)
@@ -148,7 +160,7 @@ class VectorIndex:
         index._row = {int(k): i for i, k in enumerate(keys[:size].tolist())}
         return index
 
-    def put(self, keys: Sequence[int], matrix: np.ndarray) -> None:
+    def put(self, keys: Sequence[int], matrix: Vectors) -> None:
         """Insert or replace the vectors of ``keys`` (rows of ``matrix``, already normalised)."""
         for key, vec in zip(keys, matrix, strict=False):
             row = self._row.get(key)
@@ -178,7 +190,7 @@ class VectorIndex:
                 self._row[moved] = row
             self._size = last
 
-    def search(self, query: np.ndarray, k: int, allowed: Sequence[int] | None = None) -> list[int]:
+    def search(self, query: Vectors, k: int, allowed: Sequence[int] | None = None) -> list[int]:
         """Keys of the ``k`` nearest vectors with cosine > 0, best first, within ``allowed``."""
         if self._size == 0 or k <= 0:
             return []

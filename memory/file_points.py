@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from .store_support import JSONDict, Metadata
 from .vector_sink import MARKER_KEY, SOURCE_PREFIX
 
 #: The outline stops after this many characters (embedders truncate long inputs anyway).
@@ -28,14 +28,14 @@ def file_point_id(repo_id: str, path: str) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"codemem:{repo_id}:{path}"))
 
 
-def _line(meta: Mapping[str, Any]) -> str:
+def _line(meta: Metadata) -> str:
     depth = str(meta.get("qualified_name") or "").count(".")
     head = str(meta.get("signature") or "").strip().splitlines()
     text = head[0] if head else f"{meta.get('kind', '')} {meta.get('name', '')}".strip()
     return "    " * depth + text
 
 
-def file_outline(path: str, metas: Sequence[Mapping[str, Any]]) -> str:
+def file_outline(path: str, metas: Sequence[Metadata]) -> str:
     """``path`` and one line per definition (signature, indented by nesting), in file order."""
     ordered = sorted(metas, key=lambda m: (int(m.get("start_line") or 0),
                                            str(m.get("qualified_name") or "")))
@@ -52,8 +52,8 @@ def file_outline(path: str, metas: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def file_metadata(repo_id: str, path: str, metas: Sequence[Mapping[str, Any]],
-                  outline: str) -> dict[str, Any]:
+def file_metadata(repo_id: str, path: str, metas: Sequence[Metadata],
+                  outline: str) -> JSONDict:
     """The point metadata of a file (the same keys the Cat and ``recall`` read for entities)."""
     languages = sorted({str(m.get("language") or "") for m in metas} - {""})
     return {

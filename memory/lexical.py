@@ -28,10 +28,11 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Protocol
 
 from .errors import BackendUnavailable
 from .retrieval import split_identifier
+from .store_support import Metadata
 
 LEXICAL_VERSION = "code-fields-1"
 
@@ -81,7 +82,7 @@ def _stemmer() -> _Stemmer:
     stemmer = getattr(_PER_THREAD, "stemmer", None)
     if stemmer is None:
         stemmer = _PER_THREAD.stemmer = _new_stemmer()
-    return stemmer  # type: ignore[no-any-return]
+    return stemmer
 
 
 def _new_stemmer() -> _Stemmer:
@@ -195,7 +196,7 @@ def lexical_query(text: str) -> LexicalQuery:
 
 
 def with_container_prior(scored: Sequence[tuple[int, float]],
-                         kinds: Mapping[int, Any]) -> list[int]:
+                         kinds: Mapping[int, object]) -> list[int]:
     """Ids of ``(id, bm25)`` pairs re-ranked with containers' scores times ``CONTAINER_PRIOR``.
 
     bm25 here is SQLite's: negative, lower is better, so the product lowers a container.
@@ -218,7 +219,7 @@ def outline(text: str) -> str:
     return "\n".join(kept)
 
 
-def _flat(metadata: Mapping[str, Any], skip: frozenset[str] = frozenset()) -> str:
+def _flat(metadata: Metadata, skip: frozenset[str] = frozenset()) -> str:
     parts = []
     for key, value in metadata.items():
         if key in skip or value is None:
@@ -227,7 +228,7 @@ def _flat(metadata: Mapping[str, Any], skip: frozenset[str] = frozenset()) -> st
     return " ".join(parts)
 
 
-def document_fields(text: str, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+def document_fields(text: str, metadata: Metadata) -> tuple[str, ...]:
     """The FTS5 row of a memory, one analysed string per column of ``COLUMNS``."""
     if metadata.get("type") != "code_entity":
         return ("", "", "", analyzed(text), "", analyzed(_flat(metadata)))

@@ -1,8 +1,9 @@
 """The memory core's prompt templates (rendered by the shared engine in ``llm.templates``).
 
-Golden files under ``tests/golden/prompts/`` pin each one. Memories and contexts enter only as
-data blocks, whose delimiters are broken inside the payload: a stored memory cannot end its block
-and pose as an instruction to the scorer.
+Every prompt the memory core sends is here: relevance scoring (pointwise and listwise) and the
+``query`` prompts of both memory systems. Golden files under ``tests/golden/prompts/`` pin each
+one. Memories and contexts enter only as data blocks, whose delimiters are broken inside the
+payload: a stored memory cannot end its block and pose as an instruction to a model.
 """
 
 from __future__ import annotations
@@ -39,6 +40,28 @@ Answer with JSON only, no other text: one entry for EVERY id above ($ids), in an
 Score exactly these memories now.
 
 $original""",
+    # ``MemorySystem.query``: the caller's task is the instruction; context and memories are data
+    "query": """Use the memories below where they help with the task.
+$data_rule
+
+Context:
+$context
+
+Relevant memories:
+$memories
+
+Task: $task""",
+    # ``CodeMemorySystem.query`` / ``build_prompt``: the user's request is the instruction
+    "code_query": """You are helping with a software repository.
+$data_rule
+
+Context:
+$context
+
+Relevant code and notes from the repository (most relevant first):
+$memories
+
+Answer the request: $query""",
 })
 
 

@@ -15,6 +15,11 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # dulwich is imported when a snapshot is taken, never at import time
+    from dulwich.diff_tree import TreeChange
+    from dulwich.repo import Repo
 
 GIT = "git"
 MTIME = "mtime"
@@ -116,15 +121,14 @@ def _from_git(git_root: str, root: str, paths: list[str],
         repo.close()
 
 
-def _committed_changes(repo: object, mapped: Callable[[str], str | None],
+def _committed_changes(repo: Repo, mapped: Callable[[str], str | None],
                        since: float) -> dict[str, float]:
     changed: dict[str, float] = {}
     try:
-        head = repo.head()  # type: ignore[attr-defined]
+        head = repo.head()
     except KeyError:  # no commits yet
         return changed
-    walker = repo.get_walker(include=[head], since=int(since),  # type: ignore[attr-defined]
-                             max_entries=MAX_COMMITS)
+    walker = repo.get_walker(include=[head], since=int(since), max_entries=MAX_COMMITS)
     for entry in walker:
         when = float(entry.commit.commit_time)
         for change in _flatten(entry.changes()):
@@ -138,22 +142,23 @@ def _committed_changes(repo: object, mapped: Callable[[str], str | None],
     return changed
 
 
-def _flatten(changes: object) -> list:
-    out = []
-    for item in changes or []:  # type: ignore[union-attr]
+def _flatten(changes: list[TreeChange] | list[list[TreeChange]] | None) -> list[TreeChange]:
+    """A merge commit's changes come as one list per parent: one flat list."""
+    out: list[TreeChange] = []
+    for item in changes or []:
         out.extend(item if isinstance(item, list) else [item])
     return out
 
 
-def _worktree_changes(repo: object, git_root: str, root: str, paths: list[str],
+def _worktree_changes(repo: Repo, git_root: str, root: str, paths: list[str],
                       mapped: Callable[[str], str | None]) -> dict[str, float]:
     """Files whose stat differs from the git index (edited, not committed) or untracked."""
-    index = repo.open_index()  # type: ignore[attr-defined]
+    index = repo.open_index()
     tracked: dict[str, object] = {}
-    for name, entry in index.items():
+    for name, indexed in index.items():
         rel = mapped(name.decode("utf-8", "surrogateescape"))
         if rel is not None:
-            tracked[rel] = entry
+            tracked[rel] = indexed
     out: dict[str, float] = {}
     for rel in paths:
         try:

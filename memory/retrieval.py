@@ -12,7 +12,6 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Any
 
 #: The RRF constant from Cormack et al.; 60 is the value every hybrid-search stack uses.
 RRF_K = 60
@@ -24,6 +23,9 @@ _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\
 MAX_FILTER_DEPTH = 32
 
 _SCALARS = (str, int, float, bool, type(None))
+#: A value a filter compares with (and an SQL parameter of the compiled condition)
+Scalar = str | int | float | bool | None
+SqlParams = list[Scalar]
 _RANGE_OPS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 
@@ -62,8 +64,8 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = RRF_K) ->
     return sorted(scores, key=lambda item: (-scores[item], order[item]))
 
 
-def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata",
-                   _depth: int = 0) -> tuple[str, list]:
+def compile_filter(filters: Mapping[str, object] | None, column: str = "metadata",
+                   _depth: int = 0) -> tuple[str, SqlParams]:
     """Translate a metadata filter into an SQL condition over the JSON ``column`` plus params.
 
     Grammar: ``{"key": value}`` (equality; ``None`` matches a missing key too),
@@ -80,7 +82,7 @@ def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata",
     if not isinstance(filters, Mapping):
         raise ValueError(f"filters must be a mapping, got {type(filters).__name__}")
     clauses: list[str] = []
-    params: list = []
+    params: SqlParams = []
     for key, cond in filters.items():
         if key in ("$and", "$or"):
             sql, sub = _compile_group(key, cond, column, _depth + 1)
@@ -93,10 +95,11 @@ def compile_filter(filters: Mapping[str, Any] | None, column: str = "metadata",
     return ("(" + " AND ".join(clauses) + ")" if clauses else "1"), params
 
 
-def _compile_group(op: str, conds: Any, column: str, depth: int) -> tuple[str, list]:
+def _compile_group(op: str, conds: object, column: str, depth: int) -> tuple[str, SqlParams]:
     if not isinstance(conds, (list, tuple)) or not conds:
         raise ValueError(f"{op} takes a non-empty list of filters")
-    parts, params = [], []
+    parts: list[str] = []
+    params: SqlParams = []
     for cond in conds:
         if cond is None:
             raise ValueError(f"{op} takes filters (mappings), not None")
@@ -107,26 +110,27 @@ def _compile_group(op: str, conds: Any, column: str, depth: int) -> tuple[str, l
     return "(" + joiner.join(parts) + ")", params
 
 
-def _json_path(key: Any) -> str:
+def _json_path(key: object) -> str:
     if not isinstance(key, str) or not key or '"' in key:
         raise ValueError(f"bad metadata key in filter: {key!r} (non-empty string without '\"')")
     return '$."' + key + '"'
 
 
-def _scalar(value: Any) -> Any:
+def _scalar(value: object) -> Scalar:
     if not isinstance(value, _SCALARS) or (isinstance(value, float) and not math.isfinite(value)):
         raise ValueError(f"filter values must be finite scalars, got {value!r}")
     return value
 
 
-def _compile_field(key: Any, cond: Any, column: str) -> tuple[str, list]:
+def _compile_field(key: object, cond: object, column: str) -> tuple[str, SqlParams]:
     path = _json_path(key)
     expr = f"json_extract({column}, ?)"
     if not isinstance(cond, Mapping):
         return _compile_op(expr, path, "$eq", cond)
     if not cond:
         raise ValueError(f"empty condition for metadata key {key!r}")
-    parts, params = [], []
+    parts: list[str] = []
+    params: SqlParams = []
     for op, value in cond.items():
         sql, sub = _compile_op(expr, path, op, value)
         parts.append(sql)
@@ -134,7 +138,7 @@ def _compile_field(key: Any, cond: Any, column: str) -> tuple[str, list]:
     return "(" + " AND ".join(parts) + ")", params
 
 
-def _compile_op(expr: str, path: str, op: Any, value: Any) -> tuple[str, list]:
+def _compile_op(expr: str, path: str, op: object, value: object) -> tuple[str, SqlParams]:
     if op in ("$in", "$nin"):
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise ValueError(f"{op} takes a list of values, got {value!r}")

@@ -10,8 +10,9 @@ which is asked for again with the others left over.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError, ValidationInfo, field_validator
 
@@ -32,14 +33,14 @@ _SCORE_SYNONYMS = {"relevance": "score", "relevance_score": "score", "rating": "
 class ScoreReply(ReplyModel):
     """``{"score": 0..1, "reason": "..."}`` (``scale`` comes first so ``score`` can use it)."""
 
-    synonyms = _SCORE_SYNONYMS
+    synonyms: ClassVar[Mapping[str, str]] = _SCORE_SYNONYMS
     scale: float | None = None
     score: float
     reason: str = ""
 
     @field_validator("scale", mode="before")
     @classmethod
-    def _scale(cls, value: Any) -> float | None:
+    def _scale(cls, value: object) -> float | None:
         if value is None or isinstance(value, int | float) and not isinstance(value, bool):
             return value
         found = re.fullmatch(r"\s*(?:0\s*(?:-|to)\s*)?(\d+(?:\.\d+)?)\s*", str(value))
@@ -49,7 +50,7 @@ class ScoreReply(ReplyModel):
 
     @field_validator("score", mode="before")
     @classmethod
-    def _unit(cls, value: Any, info: ValidationInfo) -> float:
+    def _unit(cls, value: object, info: ValidationInfo) -> float:
         context = info.context or {}
         given = info.data.get("scale")
         return as_unit_score(value, given or context.get("scale"), explicit=bool(given),
@@ -57,7 +58,7 @@ class ScoreReply(ReplyModel):
 
     @field_validator("reason", mode="before")
     @classmethod
-    def _reason(cls, value: Any) -> str:
+    def _reason(cls, value: object) -> str:
         return "" if value is None else " ".join(str(value).split())
 
 
@@ -70,17 +71,18 @@ def score_spec() -> ReplySpec[ScoreReply]:
 class ListEntry(ScoreReply):
     """One entry of a listwise answer."""
 
-    synonyms = {**_SCORE_SYNONYMS, "memory": "id", "memory_id": "id", "item": "id",
-                "candidate": "id", "key": "id", "mid": "id", "ref": "id"}
+    synonyms: ClassVar[Mapping[str, str]] = {
+        **_SCORE_SYNONYMS, "memory": "id", "memory_id": "id", "item": "id", "candidate": "id",
+        "key": "id", "mid": "id", "ref": "id"}
     id: str
 
     @field_validator("id", mode="before")
     @classmethod
-    def _id(cls, value: Any) -> str:
+    def _id(cls, value: object) -> str:
         return normalise_id(value)
 
 
-def normalise_id(value: Any) -> str:
+def normalise_id(value: object) -> str:
     """``"M3"``, ``"m3"``, ``"[M3]"``, ``3`` and ``"3"`` all name memory ``M3``."""
     if isinstance(value, bool) or value is None:
         raise ValueError(f"{value!r} is not a memory id")
@@ -99,12 +101,13 @@ class ListRead:
 def list_spec(ids: tuple[str, ...]) -> ReplySpec[ListRead]:
     """How a listwise answer about ``ids`` is read."""
 
-    def build(value: Any, ctx: ReadContext) -> ListRead:
+    def build(value: object, ctx: ReadContext) -> ListRead:
         entries = _entries(value)
         read: dict[str, ScoreReply] = {}
         refused: dict[str, str] = {}
-        context = {"scale": ctx.scale, "others_on_scale": ctx.scale is not None and any(
-            _raw_score(e) > 1 for e in entries)}
+        # Any: pydantic's type for a validation context
+        on_scale = ctx.scale is not None and any(_raw_score(e) > 1 for e in entries)
+        context: dict[str, Any] = {"scale": ctx.scale, "others_on_scale": on_scale}
         for entry in entries:
             _read_entry(entry, ids, context, read, refused)
         if not read and not refused:
@@ -120,7 +123,7 @@ def list_spec(ids: tuple[str, ...]) -> ReplySpec[ListRead]:
                      json_schema=schema)
 
 
-def _entries(value: Any) -> list[Any]:
+def _entries(value: object) -> list[object]:
     if not isinstance(value, dict):
         raise ReplyRefused("the answer must be a JSON object with a \"scores\" list")
     by_key = {squash(str(k)): v for k, v in value.items()}
@@ -136,7 +139,7 @@ def _entries(value: Any) -> list[Any]:
     return listed
 
 
-def _raw_score(entry: Any) -> float:
+def _raw_score(entry: object) -> float:
     """The number an entry gives as its score (0 when it gives none we can see)."""
     if not isinstance(entry, dict):
         return 0.0
@@ -149,7 +152,7 @@ def _raw_score(entry: Any) -> float:
     return 0.0
 
 
-def _read_entry(entry: Any, ids: tuple[str, ...], context: dict[str, Any],
+def _read_entry(entry: object, ids: tuple[str, ...], context: dict[str, Any],
                 read: dict[str, ScoreReply], refused: dict[str, str]) -> None:
     if not isinstance(entry, dict):
         return  # a bare number has no id: the memory it meant is asked for again
@@ -170,7 +173,7 @@ def _read_entry(entry: Any, ids: tuple[str, ...], context: dict[str, Any],
         read[parsed.id] = parsed
 
 
-def _entry_id(entry: dict[str, Any]) -> str:
+def _entry_id(entry: Mapping[object, object]) -> str:
     for key, value in entry.items():
         if ListEntry.key_names().get(squash(str(key))) == "id":
             try:

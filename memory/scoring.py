@@ -14,7 +14,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from ..llm.errors import ReplyRefused
 from ..llm.reader import ReplySpec, read_reply
@@ -29,6 +29,7 @@ SCORER_VERSION = "score-v2"
 
 LLMFn = Callable[[str], "Awaitable[str] | str"]
 SleepFn = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
 
 
 class ScoreReplyError(CodeMemoryError, ValueError):
@@ -85,7 +86,7 @@ def parse_score_reply(reply: object) -> Score:
 
 
 async def call_model(llm: LLMFn, prompt: str, timeout: float | None,
-                     spec: ReplySpec[Any]) -> str:
+                     spec: ReplySpec[T]) -> str:
     """One call of the user's (sync or async) function, natively asking for JSON if it can."""
     result = complete(llm, prompt, spec)
     if inspect.isawaitable(result):

@@ -24,6 +24,10 @@ from typing import Any, Protocol
 
 from .errors import CodeMemoryError, TaskNotFound
 
+#: A note's value: plain JSON-like data (str, int, float, bool, None, lists, dicts) of any
+#: shape, checked by ``_plain``; ``Any`` because its shape is the caller's business.
+Plain = Any
+
 #: Version of the ``to_dict()`` layout; ``from_dict`` refuses layouts it does not know.
 FORMAT_VERSION = 1
 
@@ -43,7 +47,7 @@ class ScratchpadError(CodeMemoryError, ValueError):
 class ArchiveSink(Protocol):
     """Long-term memory that archived notes go to: ``MemorySystem`` fits (``add_memory``)."""
 
-    def add_memory(self, text: str, metadata: dict[str, Any] | None = None) -> str: ...
+    def add_memory(self, text: str, metadata: dict[str, Plain] | None = None) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class Lookup:
     task_id: str
     key: str
     found: bool
-    value: Any = None
+    value: Plain = None
 
     @property
     def message(self) -> str:
@@ -66,13 +70,13 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
+def _preview(value: Plain, limit: int = PREVIEW_CHARS) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _plain(value: Any, where: str) -> Any:
+def _plain(value: Plain, where: str) -> Plain:
     """Return a deep copy of ``value`` made of JSON-like types, or raise ScratchpadError."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
@@ -113,12 +117,12 @@ class Scratchpad:
     def __init__(self, *, clock: Clock = _utc_now) -> None:
         self._clock = clock
         self._lock = threading.RLock()
-        self._tasks: dict[str, dict[str, Any]] = {}
+        self._tasks: dict[str, dict[str, Plain]] = {}
 
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start_task(
-        self, task_id: str | None = None, initial: Mapping[str, Any] | None = None
+        self, task_id: str | None = None, initial: Mapping[str, Plain] | None = None
     ) -> str:
         """Create a fresh space for a task (an existing one is reset) and return its id."""
         task_id = _check_id("task id", task_id) if task_id is not None else uuid.uuid4().hex[:12]
@@ -140,8 +144,8 @@ class Scratchpad:
         task_id: str,
         *,
         archive_keys: Iterable[str] = (),
-        sink: ArchiveSink | Callable[[str, dict[str, Any]], Any] | None = None,
-    ) -> dict[str, Any]:
+        sink: ArchiveSink | Callable[[str, dict[str, Plain]], Plain] | None = None,
+    ) -> dict[str, Plain]:
         """Close a task: archive ``archive_keys`` through ``sink``, then clear the task.
 
         Returns ``{key: whatever the sink returned}``. If the sink fails, the task is kept
@@ -166,7 +170,7 @@ class Scratchpad:
 
     # -- notes --------------------------------------------------------------------------------
 
-    def put(self, task_id: str, key: str, value: Any) -> None:
+    def put(self, task_id: str, key: str, value: Plain) -> None:
         """Store ``value`` under ``key``; writing a key again refines it (latest wins)."""
         key = _check_id("key", key)
         value = _plain(value, key)
@@ -174,7 +178,7 @@ class Scratchpad:
             self._task(task_id)
             self._write(task_id, key, value, self._now())
 
-    def get(self, task_id: str, key: str, default: Any = None) -> Any:
+    def get(self, task_id: str, key: str, default: Plain = None) -> Plain:
         """The latest value of ``key`` (a copy), or ``default`` when it was never written."""
         with self._lock:
             entry = self._task(task_id)["values"].get(key)
@@ -188,13 +192,13 @@ class Scratchpad:
             return Lookup(task_id, key, False)
         return Lookup(task_id, key, True, _plain(entry["value"], key))
 
-    def snapshot(self, task_id: str) -> dict[str, Any]:
+    def snapshot(self, task_id: str) -> dict[str, Plain]:
         """Every key's latest value (a deep copy): the task's whole current context."""
         with self._lock:
             values = self._task(task_id)["values"]
             return {key: _plain(entry["value"], key) for key, entry in values.items()}
 
-    def history(self, task_id: str) -> list[dict[str, Any]]:
+    def history(self, task_id: str) -> list[dict[str, Plain]]:
         """The update log, oldest first: ``{"time", "key", "action", "preview"}`` per write."""
         with self._lock:
             return [dict(item) for item in self._task(task_id)["log"]]
@@ -213,12 +217,13 @@ class Scratchpad:
 
     # -- persistence --------------------------------------------------------------------------
 
-    def export_task(self, task_id: str) -> dict[str, Any]:
+    def export_task(self, task_id: str) -> dict[str, Plain]:
         """One task's whole state (notes, revisions, log) as plain data."""
         with self._lock:
-            return _plain(self._task(task_id), task_id)
+            exported: dict[str, Plain] = _plain(self._task(task_id), task_id)  # a task is a dict
+            return exported
 
-    def import_task(self, task_id: str, data: Mapping[str, Any]) -> None:
+    def import_task(self, task_id: str, data: Mapping[str, Plain]) -> None:
         """Replace (or add) one task from ``export_task`` output of another scratchpad.
 
         Lets a worker thread keep its own scratchpad and merge its task back into the user's
@@ -231,13 +236,13 @@ class Scratchpad:
             self._tasks[task_id] = copy
 
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Plain]:
         """Plain, picklable, JSON-safe state: what the glue keeps in ``cat.working_memory``."""
         with self._lock:
             return {"version": FORMAT_VERSION, "tasks": _plain(self._tasks, "tasks")}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, clock: Clock = _utc_now) -> Scratchpad:
+    def from_dict(cls, data: Mapping[str, Plain], *, clock: Clock = _utc_now) -> Scratchpad:
         """Rebuild from ``to_dict()`` output; a damaged layout raises ScratchpadError."""
         if not isinstance(data, Mapping) or data.get("version") != FORMAT_VERSION:
             raise ScratchpadError(f"unknown scratchpad layout (version {_version_of(data)!r})")
@@ -255,7 +260,7 @@ class Scratchpad:
     def _now(self) -> str:
         return self._clock().isoformat()
 
-    def _task(self, task_id: str) -> dict[str, Any]:
+    def _task(self, task_id: str) -> dict[str, Plain]:
         task = self._tasks.get(task_id)
         if task is None:
             raise TaskNotFound(
@@ -263,7 +268,7 @@ class Scratchpad:
             )
         return task
 
-    def _write(self, task_id: str, key: str, value: Any, now: str) -> None:
+    def _write(self, task_id: str, key: str, value: Plain, now: str) -> None:
         task = self._tasks[task_id]
         entry = task["values"].get(key)
         action = "refine" if entry is not None else "set"
@@ -272,7 +277,7 @@ class Scratchpad:
         task["log"].append({"time": now, "key": key, "action": action, "preview": _preview(value)})
         del task["log"][:-MAX_LOG_ENTRIES]
 
-    def _archive(self, sink: Any, task_id: str, key: str, value: Any) -> Any:
+    def _archive(self, sink: Plain, task_id: str, key: str, value: Plain) -> Plain:
         body = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         text = f"{key}: {body}"
         metadata = {"source": "scratchpad", "task_id": task_id, "key": key,
@@ -282,11 +287,11 @@ class Scratchpad:
         return sink(text, metadata)
 
 
-def _version_of(data: Any) -> Any:
+def _version_of(data: object) -> object:
     return data.get("version") if isinstance(data, Mapping) else type(data).__name__
 
 
-def _check_task_layout(task_id: Any, task: Any) -> None:
+def _check_task_layout(task_id: object, task: object) -> None:
     ok = (
         isinstance(task_id, str)
         and isinstance(task, Mapping)

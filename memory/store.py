@@ -21,10 +21,11 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 from . import store_integrity as integrity
 from .errors import StoreCorrupt, StoreError
@@ -32,12 +33,22 @@ from .lexical import LexicalQuery
 from .retrieval import compile_filter
 from .store_lexical import index_row, meta_value, rebuild_batch, search, start_rebuild
 from .store_schema import MIGRATIONS, SCHEMA_VERSION
-from .store_support import canonical_json, content_hash, journal_mode_for, utc_now
+from .store_support import (
+    Filters,
+    JSONDict,
+    canonical_json,
+    content_hash,
+    journal_mode_for,
+    utc_now,
+)
 
 __all__ = ["MemoryRecord", "MemoryStore", "Mutation", "NewRow", "StoreClosed", "canonical_json",
            "content_hash", "journal_mode_for", "utc_now"]
 
 _Loaded = TypeVar("_Loaded")
+T = TypeVar("T")
+#: what a write produced (covariant: a ``Mutation[list[int]]`` is a ``Mutation[object]``)
+V_co = TypeVar("V_co", covariant=True)
 
 _FILE_LOCKS: dict[str, threading.RLock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()
@@ -65,12 +76,12 @@ class MemoryRecord:
     seq: int
     id: str
     text: str
-    metadata: dict
+    metadata: JSONDict
     content_hash: str
     created_at: str
     updated_at: str
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JSONDict:
         """The seed's ``get_memory`` shape: ``{id, text, metadata, timestamp}``."""
         return {"id": self.id, "text": self.text, "metadata": self.metadata,
                 "timestamp": self.updated_at}
@@ -88,10 +99,10 @@ class NewRow:
 
 
 @dataclass(frozen=True)
-class Mutation:
+class Mutation(Generic[V_co]):
     """A write's result plus the generation before and after it (for vector-index upkeep)."""
 
-    value: Any
+    value: V_co
     generation_before: int
     generation_after: int
 
@@ -99,10 +110,8 @@ class Mutation:
 _COLUMNS = "seq, id, text, metadata, content_hash, created_at, updated_at"
 
 
-def _record(row: Sequence[Any]) -> MemoryRecord:
+def _record(row: Sequence[Any]) -> MemoryRecord:  # Any: an SQLite row
     return MemoryRecord(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
-
-
 
 
 class MemoryStore:
@@ -167,7 +176,7 @@ class MemoryStore:
             self._conn.execute(f"PRAGMA synchronous={sync}")
         return str(mode)
 
-    def _retrying(self, fn: Callable[[], Any]) -> Any:
+    def _retrying(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` until it does not fail with SQLITE_BUSY/LOCKED, up to ``lock_timeout``."""
         deadline = time.monotonic() + self._lock_timeout
         pause = 0.002
@@ -188,19 +197,19 @@ class MemoryStore:
         if self._closed:
             raise StoreClosed(f"memory database {self.path!r} is closed")
 
-    def _write(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` in one ``BEGIN IMMEDIATE`` transaction; retried as a whole when busy."""
         with self._damage_handled(), self._file_lock, self._lock:
             self._check_open()
             return self._retrying(lambda: self._transaction(fn, "BEGIN IMMEDIATE"))
 
-    def _read(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
+    def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn`` in one read transaction (a consistent snapshot)."""
         with self._damage_handled(), self._lock:
             self._check_open()
             return self._retrying(lambda: self._transaction(fn, "BEGIN"))
 
-    def _transaction(self, fn: Callable[[sqlite3.Connection], Any], begin: str) -> Any:
+    def _transaction(self, fn: Callable[[sqlite3.Connection], T], begin: str) -> T:
         conn = self._conn
         conn.execute(begin)
         try:
@@ -258,13 +267,14 @@ class MemoryStore:
             c.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0]))
 
     # -- memories ------------------------------------------------------------------------------
-    def insert_many(self, rows: Sequence[NewRow], embedder: str | None) -> Mutation:
+    def insert_many(self, rows: Sequence[NewRow],
+                    embedder: str | None) -> Mutation[list[tuple[str, int, bool]]]:
         """Insert ``rows`` in one transaction; value = ``[(id, seq, created)]``.
 
         An exact duplicate (same content hash, already stored or earlier in ``rows``) is not
         inserted; its existing id comes back with ``created=False``.
         """
-        def run(conn: sqlite3.Connection) -> Mutation:
+        def run(conn: sqlite3.Connection) -> Mutation[list[tuple[str, int, bool]]]:
             before, after = self._bump(conn)
             now, out = self._now(), []
             for row in rows:
@@ -279,6 +289,8 @@ class MemoryStore:
                     (row.id, row.text, row.metadata_json, row.content_hash, now, now,
                      row.embedding, embedder if row.embedding is not None else None))
                 seq = cur.lastrowid
+                if seq is None:  # never after a successful INSERT into a rowid table
+                    raise StoreError("SQLite gave no rowid for a new memory")
                 index_row(conn, seq, row.text, row.metadata_json)
                 self._log(conn, row.id, "add", None, None, row.text, row.metadata_json, now)
                 out.append((row.id, seq, True))
@@ -306,12 +318,12 @@ class MemoryStore:
         return {row[0]: _record(row) for row in rows}
 
     def update(self, memory_id: str, text: str | None, metadata_json: str | None,
-               embedding: bytes | None, embedder: str | None) -> Mutation:
+               embedding: bytes | None, embedder: str | None) -> Mutation[MemoryRecord | None]:
         """Replace text and/or metadata; value = new record or ``None`` if the id is unknown.
 
         ``embedding`` (the new text's vector) is stored only when the text changes.
         """
-        def run(conn: sqlite3.Connection) -> Mutation:
+        def run(conn: sqlite3.Connection) -> Mutation[MemoryRecord | None]:
             row = conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id=?",
                                (memory_id,)).fetchone()
             if row is None:
@@ -344,9 +356,9 @@ class MemoryStore:
         conn.execute("DELETE FROM score_cache WHERE content_hash=? AND NOT EXISTS "
                      "(SELECT 1 FROM memories WHERE content_hash=?)", (old_hash, old_hash))
 
-    def delete_where(self, where: str, params: Sequence[Any]) -> Mutation:
+    def delete_where(self, where: str, params: Sequence[object]) -> Mutation[list[int]]:
         """Delete every memory matching the SQL condition; value = deleted seqs."""
-        def run(conn: sqlite3.Connection) -> Mutation:
+        def run(conn: sqlite3.Connection) -> Mutation[list[int]]:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE {where}",
                                 list(params)).fetchall()
             if not rows:
@@ -362,14 +374,14 @@ class MemoryStore:
             return Mutation([row[0] for row in rows], before, after)
         return self._write(run)
 
-    def delete(self, memory_id: str) -> Mutation:
+    def delete(self, memory_id: str) -> Mutation[list[int]]:
         return self.delete_where("id = ?", [memory_id])
 
-    def delete_matching(self, filters: Mapping[str, Any] | None) -> Mutation:
+    def delete_matching(self, filters: Filters | None) -> Mutation[list[int]]:
         where, params = compile_filter(filters)
         return self.delete_where(where, params)
 
-    def select(self, filters: Mapping[str, Any] | None, limit: int | None = None,
+    def select(self, filters: Filters | None, limit: int | None = None,
                offset: int = 0) -> list[MemoryRecord]:
         """Memories matching ``filters`` in insertion order."""
         where, params = compile_filter(filters)
@@ -378,17 +390,17 @@ class MemoryStore:
             sql, [*params, -1 if limit is None else limit, offset]).fetchall())
         return [_record(r) for r in rows]
 
-    def count(self, filters: Mapping[str, Any] | None = None) -> int:
+    def count(self, filters: Filters | None = None) -> int:
         where, params = compile_filter(filters)
-        return self._read(lambda c: c.execute(
-            f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0])
+        return int(self._read(lambda c: c.execute(
+            f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]))
 
-    def matching_seqs(self, filters: Mapping[str, Any]) -> list[int]:
+    def matching_seqs(self, filters: Filters) -> list[int]:
         where, params = compile_filter(filters)
         return [r[0] for r in self._read(lambda c: c.execute(
             f"SELECT seq FROM memories WHERE {where}", params).fetchall())]
 
-    def filter_seqs(self, seqs: Sequence[int], filters: Mapping[str, Any]) -> list[int]:
+    def filter_seqs(self, seqs: Sequence[int], filters: Filters) -> list[int]:
         """The subset of ``seqs`` whose metadata matches ``filters``."""
         if not seqs:
             return []
@@ -398,14 +410,15 @@ class MemoryStore:
             f"SELECT seq FROM memories WHERE seq IN ({marks}) AND {where}",
             [*seqs, *params]).fetchall())]
 
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, memory_id: str) -> list[JSONDict]:
         """Every change of ``memory_id``, oldest first (kept after deletion)."""
         rows = self._read(lambda c: c.execute(
             "SELECT action, old_text, old_metadata, new_text, new_metadata, at FROM "
             "memory_history WHERE memory_id=? ORDER BY seq", (memory_id,)).fetchall())
-        load = lambda s: None if s is None else json.loads(s)  # noqa: E731
-        return [{"action": a, "old_text": ot, "old_metadata": load(om), "new_text": nt,
-                 "new_metadata": load(nm), "timestamp": at} for a, ot, om, nt, nm, at in rows]
+        return [{"action": a, "old_text": ot,
+                 "old_metadata": None if om is None else json.loads(om), "new_text": nt,
+                 "new_metadata": None if nm is None else json.loads(nm), "timestamp": at}
+                for a, ot, om, nt, nm, at in rows]
 
     # -- candidate stages ----------------------------------------------------------------------
     def _ensure_lexical(self) -> None:
@@ -415,23 +428,23 @@ class MemoryStore:
             return
         after = 0
         while after >= 0:
-            after = int(self._write(lambda c, start=after: rebuild_batch(c, start)))
+            after = self._write(partial(rebuild_batch, after=after))
 
     def lexical(self, query: LexicalQuery | Sequence[str], limit: int,
-                filters: Mapping[str, Any] | None = None) -> list[int]:
+                filters: Filters | None = None) -> list[int]:
         """Seqs of the best matches for ``query`` (``lexical.lexical_query``, or analysed
         tokens), restricted by ``filters``; see ``store_lexical.search``."""
         return self._read(lambda c: search(c, query, limit, filters))
 
     def vectors(self, embedder: str,
                 load: Callable[[int, Iterable[tuple[int, bytes]]], _Loaded]
-                ) -> tuple[int, _Loaded, list[tuple]]:
+                ) -> tuple[int, _Loaded, list[tuple[int, str, str]]]:
         """Snapshot: (generation, ``load(capacity, rows)``, [(seq, text, hash)] missing).
 
         ``load`` consumes the ``(seq, blob)`` rows of ``embedder`` as the database yields them
         (never all blobs in memory at once); ``capacity`` is an upper bound of their number.
         """
-        def run(conn: sqlite3.Connection) -> tuple[int, _Loaded, list]:
+        def run(conn: sqlite3.Connection) -> tuple[int, _Loaded, list[tuple[int, str, str]]]:
             gen = int(conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()[0])
             capacity = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
             have = load(capacity, conn.execute(
@@ -474,10 +487,11 @@ class MemoryStore:
         self._write(lambda c: c.execute("DELETE FROM score_cache"))
 
     def cache_size(self) -> int:
-        return self._read(lambda c: c.execute("SELECT count(*) FROM score_cache").fetchone()[0])
+        return int(self._read(lambda c: c.execute("SELECT count(*) FROM score_cache")
+                              .fetchone()[0]))
 
     def integrity_check(self) -> str:
-        return self._read(lambda c: c.execute("PRAGMA integrity_check").fetchone()[0])
+        return str(self._read(lambda c: c.execute("PRAGMA integrity_check").fetchone()[0]))
 
     @contextmanager
     def write_lock(self) -> Iterator[None]:

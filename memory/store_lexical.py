@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from .lexical import (
     COLUMN_WEIGHTS,
@@ -21,6 +20,7 @@ from .lexical import (
     with_container_prior,
 )
 from .retrieval import compile_filter, fts_match_expression
+from .store_support import Filters
 
 #: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
 #: Measured on the standard library (19k entities): 5 % / 1,000 cost 0.04 R@10; 15 % / 3,000
@@ -75,7 +75,7 @@ def rebuild_batch(conn: sqlite3.Connection, after: int) -> int:
 
 
 def search(conn: sqlite3.Connection, query: LexicalQuery | Sequence[str], limit: int,
-           filters: Mapping[str, Any] | None = None) -> list[int]:
+           filters: Filters | None = None) -> list[int]:
     """Seqs of the best bm25 matches for ``query`` (or plain analysed tokens), best first.
 
     Hits in names weigh most (``lexical.COLUMN_WEIGHTS``); containers are lowered by

@@ -12,6 +12,13 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+#: Metadata as the user gave it: any JSON-able mapping (``Any``: JSON values of any shape)
+Metadata = Mapping[str, Any]
+#: A JSON object the API hands back or takes (metadata, ``get_memory`` dicts, statistics)
+JSONDict = dict[str, Any]
+#: A metadata filter (JSON values; the grammar is ``retrieval.compile_filter``'s)
+Filters = Mapping[str, Any]
+
 NETWORK_FS_PREFIXES = ("nfs", "cifs", "smb", "9p", "virtiofs", "fuse", "ceph", "glusterfs")
 
 
@@ -20,7 +27,7 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-def canonical_json(metadata: Mapping[str, Any] | None) -> str:
+def canonical_json(metadata: Metadata | None) -> str:
     """Metadata as sorted, strict JSON; ``ValueError`` for non-JSON values or NaN."""
     if metadata is None:
         return "{}"

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from .system import Candidate, MemorySystem, ScoredMemory
+from .results import Candidate, ScoredMemory
+from .store_support import Filters, JSONDict
+from .system import MemorySystem
 
 T = TypeVar("T")
 SyncLLM = Callable[[str], str]
@@ -44,7 +46,7 @@ class SyncMemorySystem:
         retry_delay: float = 1.0,
         *,
         system_cls: type[MemorySystem] = MemorySystem,
-        **options: Any,
+        **options: Any,  # Any: forwarded to ``system_cls``, whose parameters check them
     ) -> None:
         self._setup(llm)
         self.system = system_cls(
@@ -89,7 +91,7 @@ class SyncMemorySystem:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._llm_pool(), self.llm, prompt)
 
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+    def run(self, coro: Coroutine[object, None, T]) -> T:
         """Run ``coro`` to completion from synchronous code, whatever the thread's loop state."""
         try:
             asyncio.get_running_loop()
@@ -103,17 +105,17 @@ class SyncMemorySystem:
 
     # -- the API -----------------------------------------------------------------------------------
     def retrieve_relevant_memories(
-        self, context: Any, *, filters: Mapping[str, Any] | None = None
+        self, context: object, *, filters: Filters | None = None
     ) -> list[ScoredMemory]:
         """Same as ``MemorySystem.retrieve_relevant_memories``, synchronously."""
         return self.run(self.system._retrieve(context, filters=filters))
 
-    def candidates(self, context: Any, limit: int | None = None,
-                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+    def candidates(self, context: object, limit: int | None = None,
+                   filters: Filters | None = None) -> list[Candidate]:
         """Same as ``MemorySystem.candidates`` (no LLM call)."""
         return self.system.candidates(context, limit, filters)
 
-    def query(self, context: Any, task: str,
+    def query(self, context: str, task: str,
               primary_model_fn: Callable[[str], str] | None = None) -> str:
         """Retrieve, then call ``primary_model_fn`` (sync; default: the scoring ``llm``)."""
         primary = self.llm if primary_model_fn is None else primary_model_fn
@@ -125,46 +127,46 @@ class SyncMemorySystem:
 
         return self.run(self.system.query(context, task, run_primary))
 
-    def add_memory(self, text: str, metadata: dict[str, Any] | None = None) -> str:
+    def add_memory(self, text: str, metadata: JSONDict | None = None) -> str:
         return self.system.add_memory(text, metadata)
 
-    def add_memories(self, items: Iterable[Any]) -> list[str]:
+    def add_memories(self, items: Iterable[object]) -> list[str]:
         return self.system.add_memories(items)
 
-    def get_memory(self, memory_id: str) -> dict[str, Any] | None:
+    def get_memory(self, memory_id: str) -> JSONDict | None:
         return self.system.get_memory(memory_id)
 
     def update_memory(self, memory_id: str, text: str | None = None,
-                      metadata: dict[str, Any] | None = None) -> bool:
+                      metadata: JSONDict | None = None) -> bool:
         return self.system.update_memory(memory_id, text, metadata)
 
     def delete_memory(self, memory_id: str) -> bool:
         return self.system.delete_memory(memory_id)
 
-    def delete_memories(self, filters: Mapping[str, Any]) -> int:
+    def delete_memories(self, filters: Filters) -> int:
         return self.system.delete_memories(filters)
 
-    def list_memories(self, filters: Mapping[str, Any] | None = None, *,
-                      limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    def list_memories(self, filters: Filters | None = None, *,
+                      limit: int | None = None, offset: int = 0) -> list[JSONDict]:
         return self.system.list_memories(filters, limit=limit, offset=offset)
 
-    def count_memories(self, filters: Mapping[str, Any] | None = None) -> int:
+    def count_memories(self, filters: Filters | None = None) -> int:
         return self.system.count_memories(filters)
 
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, memory_id: str) -> list[JSONDict]:
         return self.system.history(memory_id)
 
     def format_memories_for_prompt(self, memories: list[ScoredMemory],
                                    include_scores: bool = True) -> str:
         return self.system.format_memories_for_prompt(memories, include_scores)
 
-    def update_retrieval_config(self, **kwargs: Any) -> None:
+    def update_retrieval_config(self, **kwargs: Any) -> None:  # Any: RetrievalConfig checks
         self.system.update_retrieval_config(**kwargs)
 
     def clear_cache(self) -> None:
         self.system.clear_cache()
 
-    def get_stats(self) -> dict[str, Any]:
+    def get_stats(self) -> JSONDict:
         return self.system.get_stats()
 
     def close(self) -> None:

@@ -14,78 +14,34 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import inspect
 import logging
 import threading
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from .dense import DenseStage, EmbedderFailed
-from .embedding import HashingEmbedder, as_matrix
+from .embedding import Embedder, HashingEmbedder, Vectors, as_matrix
 from .errors import StoreCorrupt
 from .lexical import lexical_query
 from .listwise import LISTWISE_VERSION, score_listwise_chunks
+from .query_prompt import PrimaryFn, ask_primary, general_query_prompt, memory_item, numbered
+from .results import Candidate, ScoredMemory
 from .retrieval import reciprocal_rank_fusion
 from .scoring import SCORER_VERSION, RetryPolicy, ScoreOutcome, build_scoring_prompt, score_all
 from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
-from .system_config import RetrievalConfig, _check_text, parse_items
+from .store_support import Filters, JSONDict
+from .system_config import (
+    ParsedItem,
+    RetrievalConfig,
+    _check_text,
+    parse_items,
+)
+
+__all__ = ["Candidate", "MemorySystem", "ScoredMemory"]  # the two result types live in results
 
 log = logging.getLogger(__name__)
-
-QUERY_PROMPT_TEMPLATE = """Use the memories below where they help with the task.
-
-Context: {context}
-
-Relevant memories:
-{memories}
-
-Task: {task}"""
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One memory of the pre-LLM ranking (``candidates``), best first.
-
-    ``rank`` is 1-based in the fused ranking; ``lexical_rank`` / ``dense_rank`` say where each
-    stage put it (None: that stage did not propose it, or did not run).
-    """
-
-    record: MemoryRecord
-    rank: int
-    lexical_rank: int | None = None
-    dense_rank: int | None = None
-
-    @property
-    def memory_id(self) -> str:
-        return self.record.id
-
-    @property
-    def text(self) -> str:
-        return self.record.text
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        return self.record.metadata
-
-
-@dataclass
-class ScoredMemory:
-    """A memory with its relevance to one context (the seed's fields first, in its order)."""
-
-    memory_id: str
-    text: str
-    metadata: dict | None
-    timestamp: str
-    relevance_score: float
-    reasoning: str
-    #: why the LLM could not score this memory (then ``relevance_score`` is 0.0); None if scored
-    error: str | None = None
-    #: True when the score came from the score cache (no LLM call)
-    cached: bool = False
-
 
 class MemorySystem:
     """General-purpose memory with LLM-scored retrieval, persisted in SQLite.
@@ -111,7 +67,10 @@ class MemorySystem:
     - ``_adjust_scores(context, scored: list[ScoredMemory]) -> list[ScoredMemory]``: runs after LLM
       scoring and before the threshold/sort/``max_memories`` cut; the place for dependency and
       recency boosts (return new objects via ``dataclasses.replace``; keep scores in [0, 1]).
-    - ``query_prompt_template`` (class attribute, ``{context}``, ``{memories}``, ``{task}``) and
+    - ``query_prompt_template`` (class attribute: ``None`` for the built-in ``query`` template
+      of ``prompts``, or a ``str.format`` template with ``{context}``, ``{memories}``,
+      ``{task}``, ``{data_rule}``; context and memories arrive as escaped data blocks),
+      ``_prompt_memory(memory) -> str`` (one memory's text in that prompt) and
       ``_build_query_prompt(context, task, memories) -> str`` for ``query``.
     - ``async _retrieve(context, *, filters=None)``: the whole pipeline, for subclasses whose
       public ``retrieve_relevant_memories`` has a different signature.
@@ -121,7 +80,8 @@ class MemorySystem:
     ``delete_memories(filters)``, ``history(memory_id)``, ``clear_cache()``.
     """
 
-    query_prompt_template: str = QUERY_PROMPT_TEMPLATE
+    #: ``None``: the built-in prompt; a subclass may set its own ``str.format`` template
+    query_prompt_template: str | None = None
     #: what a damaged database loses (named in the ``StoreCorrupt`` notice; subclasses refine)
     lost_on_corruption: str = "every memory, its change history and the score cache"
 
@@ -137,7 +97,7 @@ class MemorySystem:
         *,
         candidate_limit: int = 20,
         enable_caching: bool = True,
-        embedder: Any = None,
+        embedder: Embedder | None = None,
         use_dense: bool = True,
         dense_ranking: str = "auto",
         llm_timeout: float | None = 60.0,
@@ -180,7 +140,7 @@ class MemorySystem:
     retry_attempts = property(lambda self: self._config.retry_attempts)
     retry_delay = property(lambda self: self._config.retry_delay)
 
-    def update_retrieval_config(self, **kwargs: Any) -> None:
+    def update_retrieval_config(self, **kwargs: Any) -> None:  # Any: RetrievalConfig checks
         """Change retrieval settings at runtime; all-or-nothing, ``ValueError`` on a bad value."""
         unknown = set(kwargs) - {f.name for f in dataclasses.fields(RetrievalConfig)}
         if unknown:
@@ -193,14 +153,14 @@ class MemorySystem:
             self._counts[key] += n
 
     # -- CRUD ------------------------------------------------------------------------------------
-    def add_memory(self, text: str, metadata: dict[str, Any] | None = None) -> str:
+    def add_memory(self, text: str, metadata: JSONDict | None = None) -> str:
         """Store ``text``; returns its id, or the existing id of an exact duplicate.
 
         Exact duplicate = same text and same metadata. ``ValueError`` if text is empty or None.
         """
         return self.add_memories([(text, metadata)])[0]
 
-    def add_memories(self, items: Iterable[Any]) -> list[str]:
+    def add_memories(self, items: Iterable[object]) -> list[str]:
         """Add many memories in ONE transaction; ids in input order (duplicates: existing id).
 
         Each item is a ``str``, ``(text, metadata)``, ``(text, metadata, embedding)`` or a mapping
@@ -219,8 +179,9 @@ class MemorySystem:
                                blob))
         key = self._dense.space()[0] if self._dense_ranks() else None
         mutation = self._store.insert_many(rows, key)
-        put = [(seq, vectors[i]) for i, (_, seq, created) in enumerate(mutation.value)
-               if created and vectors[i] is not None]
+        put = [(seq, vector) for (_, seq, created), vector in zip(mutation.value, vectors,
+                                                                   strict=True)
+               if created and vector is not None]
         self._dense.applied(mutation, put=put)
         return [memory_id for memory_id, _, _ in mutation.value]
 
@@ -228,10 +189,10 @@ class MemorySystem:
         """Vectors are stored and searched only when the dense ranking is used."""
         return self._use_dense and self._dense.ranks()
 
-    def _vectors_for(self, parsed: Sequence[tuple[str, Any, Any]], compute: bool) -> list[Any]:
+    def _vectors_for(self, parsed: Sequence[ParsedItem], compute: bool) -> list[Vectors | None]:
         """One vector (or None) per item: given ones checked, missing ones embedded if
         ``compute`` (given ones are kept only then too: unused vectors are not stored)."""
-        out: list[Any] = [None] * len(parsed)
+        out: list[Vectors | None] = [None] * len(parsed)
         given = [(i, emb) for i, (_, _, emb) in enumerate(parsed) if emb is not None]
         if not given and not compute:
             return out
@@ -245,13 +206,13 @@ class MemorySystem:
             out[i] = vector
         return out
 
-    def get_memory(self, memory_id: str) -> dict[str, Any] | None:
+    def get_memory(self, memory_id: str) -> JSONDict | None:
         """``{id, text, metadata, timestamp}`` or ``None`` if there is no such memory."""
         record = self._store.get(memory_id) if isinstance(memory_id, str) else None
         return record.as_dict() if record else None
 
     def update_memory(self, memory_id: str, text: str | None = None,
-                      metadata: dict[str, Any] | None = None) -> bool:
+                      metadata: JSONDict | None = None) -> bool:
         """Replace text and/or metadata (None = keep); ``False`` if the id is unknown.
 
         ``ValueError`` if ``text`` is given but empty. Metadata is replaced, not merged.
@@ -281,7 +242,7 @@ class MemorySystem:
         self._dense.applied(mutation, remove=mutation.value)
         return bool(mutation.value)
 
-    def delete_memories(self, filters: Mapping[str, Any]) -> int:
+    def delete_memories(self, filters: Filters) -> int:
         """Delete every memory whose metadata matches ``filters`` (non-empty); returns the count."""
         if not isinstance(filters, Mapping) or not filters:
             raise ValueError("delete_memories needs a non-empty metadata filter")
@@ -289,15 +250,15 @@ class MemorySystem:
         self._dense.applied(mutation, remove=mutation.value)
         return len(mutation.value)
 
-    def list_memories(self, filters: Mapping[str, Any] | None = None, *,
-                      limit: int | None = None, offset: int = 0) -> list[dict[str, Any]]:
+    def list_memories(self, filters: Filters | None = None, *,
+                      limit: int | None = None, offset: int = 0) -> list[JSONDict]:
         """Memories matching ``filters`` (all if None), oldest first, as ``get_memory`` dicts."""
         return [r.as_dict() for r in self._store.select(filters, limit, offset)]
 
-    def count_memories(self, filters: Mapping[str, Any] | None = None) -> int:
+    def count_memories(self, filters: Filters | None = None) -> int:
         return self._store.count(filters)
 
-    def history(self, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, memory_id: str) -> list[JSONDict]:
         """Changes of a memory, oldest first: ``action`` (add/update/delete), ``old_text``,
         ``old_metadata``, ``new_text``, ``new_metadata``, ``timestamp``. ``[]`` if unknown."""
         return self._store.history(memory_id) if isinstance(memory_id, str) else []
@@ -308,7 +269,7 @@ class MemorySystem:
 
     # -- retrieval -------------------------------------------------------------------------------
     async def retrieve_relevant_memories(
-        self, context: str, *, filters: Mapping[str, Any] | None = None
+        self, context: str, *, filters: Filters | None = None
     ) -> list[ScoredMemory]:
         """Memories relevant to ``context``, highest score first, at most ``max_memories``.
 
@@ -318,16 +279,16 @@ class MemorySystem:
         """
         return await self._retrieve(context, filters=filters)
 
-    async def _retrieve(self, context: Any, *,
-                        filters: Mapping[str, Any] | None = None) -> list[ScoredMemory]:
+    async def _retrieve(self, context: object, *,
+                        filters: Filters | None = None) -> list[ScoredMemory]:
         rendered = self._render_context(context)
         self._count("queries")
         records = [c.record for c in self.candidates(context, filters=filters)]
         scored = await self._score(rendered, records)
         return self._select(self._adjust_scores(context, scored))
 
-    def candidates(self, context: Any, limit: int | None = None,
-                   filters: Mapping[str, Any] | None = None) -> list[Candidate]:
+    def candidates(self, context: object, limit: int | None = None,
+                   filters: Filters | None = None) -> list[Candidate]:
         """The pre-LLM ranking for ``context``, best first: exactly what the scorer receives.
 
         ``limit`` defaults to ``max(candidate_limit, max_memories)`` (the scorer's pool).
@@ -391,16 +352,19 @@ class MemorySystem:
                                sleep=self._sleep, on_call=counted)
 
     @staticmethod
-    def _scored(record: MemoryRecord, hit: tuple | None, outcome: Any) -> ScoredMemory:
-        base = dict(memory_id=record.id, text=record.text, metadata=record.metadata,
-                    timestamp=record.updated_at)
+    def _scored(record: MemoryRecord, hit: tuple[float, str] | None,
+                outcome: ScoreOutcome | None) -> ScoredMemory:
+        """From the score cache (``hit``) or from this query's LLM call (``outcome``)."""
+        error = None
         if hit is not None:
-            return ScoredMemory(**base, relevance_score=hit[0], reasoning=hit[1], cached=True)
-        if outcome.score is not None:
-            return ScoredMemory(**base, relevance_score=outcome.score.score,
-                                reasoning=outcome.score.reason)
-        return ScoredMemory(**base, relevance_score=0.0, reasoning=f"not scored: {outcome.error}",
-                            error=outcome.error)
+            score, reason = hit
+        elif outcome is not None and outcome.score is not None:
+            score, reason = outcome.score.score, outcome.score.reason
+        else:
+            error = outcome.error if outcome is not None else "not asked"
+            score, reason = 0.0, f"not scored: {error}"
+        return ScoredMemory(record.id, record.text, record.metadata, record.updated_at, score,
+                            reason, error, cached=hit is not None)
 
     def _select(self, scored: Sequence[ScoredMemory]) -> list[ScoredMemory]:
         cfg = self._config
@@ -410,12 +374,12 @@ class MemorySystem:
         return (ok + failed)[: cfg.max_memories]
 
     # -- hooks -----------------------------------------------------------------------------------
-    def _render_context(self, context: Any) -> str:
+    def _render_context(self, context: object) -> str:
         if not isinstance(context, str) or not context.strip():
             raise ValueError("context must be a non-empty string")
         return context.strip()
 
-    def _search_text(self, context: Any) -> str:
+    def _search_text(self, context: object) -> str:
         """The words candidate search looks for (no labels, no prompt boilerplate)."""
         return self._render_context(context)
 
@@ -424,32 +388,26 @@ class MemorySystem:
             return record.text
         return f"{record.text}\n(metadata: {canonical_json(record.metadata)})"
 
-    def _adjust_scores(self, context: Any, scored: list[ScoredMemory]) -> list[ScoredMemory]:
+    def _adjust_scores(self, context: object, scored: list[ScoredMemory]) -> list[ScoredMemory]:
         return scored
 
-    def _build_query_prompt(self, context: Any, task: str,
+    def _build_query_prompt(self, context: object, task: str,
                             memories: Sequence[ScoredMemory]) -> str:
-        formatted = self.format_memories_for_prompt(list(memories)) or "(no relevant memories)"
-        return self.query_prompt_template.format(
-            context=self._render_context(context), memories=formatted, task=task)
+        return general_query_prompt(self.query_prompt_template,
+                                    context=self._render_context(context),
+                                    items=[self._prompt_memory(m) for m in memories], task=task)
+
+    def _prompt_memory(self, memory: ScoredMemory) -> str:
+        """One memory as the ``query`` prompt shows it (inside its own data block)."""
+        return memory_item(memory)
 
     # -- prompt and query ------------------------------------------------------------------------
     def format_memories_for_prompt(self, memories: list[ScoredMemory],
                                    include_scores: bool = True) -> str:
         """Numbered list of the memories' texts (``""`` for no memories)."""
-        lines = []
-        for i, memory in enumerate(memories, start=1):
-            text = memory.text.replace("\n", "\n   ")
-            if not include_scores:
-                lines.append(f"{i}. {text}")
-            elif memory.error is not None:
-                lines.append(f"{i}. [relevance: unscored] {text}")
-            else:
-                lines.append(f"{i}. [relevance: {memory.relevance_score:.2f}] {text}")
-        return "\n".join(lines)
+        return numbered([memory_item(m, include_scores) for m in memories])
 
-    async def query(self, context: str, task: str,
-                    primary_model_fn: Callable[[str], Awaitable[str]]) -> str:
+    async def query(self, context: str, task: str, primary_model_fn: PrimaryFn) -> str:
         """Retrieve memories for ``context``, then ask ``primary_model_fn`` to do ``task``.
 
         Errors raised by ``primary_model_fn`` propagate (it is not retried).
@@ -457,10 +415,8 @@ class MemorySystem:
         if not callable(primary_model_fn):
             raise ValueError("primary_model_fn must be an async function str -> str")
         memories = await self.retrieve_relevant_memories(context)
-        reply = primary_model_fn(self._build_query_prompt(context, task, memories))
-        if inspect.isawaitable(reply):
-            reply = await reply
-        return reply
+        return await ask_primary(primary_model_fn, self._build_query_prompt(context, task,
+                                                                            memories))
 
     # -- stats and lifecycle ---------------------------------------------------------------------
     @property
@@ -469,7 +425,7 @@ class MemorySystem:
         (which file, where the damaged one was kept, what was lost, what to do)."""
         return self._store.damage.notice
 
-    def get_stats(self) -> dict[str, Any]:
+    def get_stats(self) -> JSONDict:
         """Counts, configuration, LLM calls and score-cache figures of this instance."""
         with self._counts_lock:
             counts = dict(self._counts)

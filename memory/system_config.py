@@ -10,16 +10,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from .store_support import Metadata
 
 SCORING_MODES = ("listwise", "pointwise")
 
+#: One ``add_memories`` item after parsing: text, metadata, a precomputed embedding (checked
+#: later against the embedder's dimension, so still unchecked here) or None
+ParsedItem = tuple[str, Metadata | None, object]
 
-def _is_int(value: Any) -> bool:
+
+def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value))
 
@@ -71,23 +76,26 @@ class RetrievalConfig:
                 raise ValueError(f"{name} must be {wanted}, got {getattr(self, name)!r}")
 
 
-def _check_text(text: Any) -> str:
+def _check_text(text: object) -> str:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("memory text must be a non-empty string")
     return text
 
 
-def _check_metadata(metadata: Any) -> Mapping[str, Any] | None:
+def _check_metadata(metadata: object) -> Metadata | None:
     if metadata is not None and not isinstance(metadata, Mapping):
         raise ValueError(f"metadata must be a dict or None, got {type(metadata).__name__}")
     return metadata
 
 
-def parse_items(items: Iterable[Any]) -> list[tuple[str, Mapping[str, Any] | None, Any]]:
+def parse_items(items: Iterable[object]) -> list[ParsedItem]:
     """Normalise ``add_memories`` input to ``(text, metadata, embedding-or-None)`` triples."""
     if isinstance(items, (str, bytes, Mapping)):
         raise ValueError("add_memories takes a list of items, not a single item")
-    out = []
+    out: list[ParsedItem] = []
+    text: object
+    metadata: object
+    embedding: object
     for n, item in enumerate(items):
         if isinstance(item, str):
             text, metadata, embedding = item, None, None

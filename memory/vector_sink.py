@@ -15,11 +15,15 @@ glue uses to take code points out of ordinary declarative recall.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .errors import CodeMemoryError
+from .store_support import JSONDict, Metadata
+
+if TYPE_CHECKING:  # numpy is not needed to import this module
+    from .embedding import Embedder, Vectors
 
 MARKER_KEY = "code_working_memory"
 """Metadata key set to ``True`` on every point this plugin writes."""
@@ -65,8 +69,8 @@ class SinkPoint:
 
     id: str
     text: str
-    metadata: Mapping[str, Any]
-    vector: Sequence[float] = field(repr=False)
+    metadata: Metadata
+    vector: Sequence[float] | Vectors = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -82,9 +86,9 @@ class SinkStatus:
     point_count: int
 
 
-def payload_metadata(repo_id: str, memory_id: str, meta: Mapping[str, Any]) -> dict[str, Any]:
+def payload_metadata(repo_id: str, memory_id: str, meta: Metadata) -> JSONDict:
     """The point metadata for one entity memory (its store metadata is ``meta``)."""
-    out: dict[str, Any] = {
+    out: JSONDict = {
         "source": SOURCE_PREFIX + str(meta.get("path", "")),
         MARKER_KEY: True,
         "repo_id": repo_id,
@@ -107,22 +111,29 @@ class VectorCollection(Protocol):
     exact counts; the methods are the Cat's own (``vector_memory_collection.py``).
     """
 
+    # Any: the Cat's objects (a ``QdrantClient``, LangChain documents, qdrant results, JSON
+    # metadata); this plugin reads only what it documents at each call.
     client: Any
     collection_name: str
     embedder_name: str
     embedder_size: int
 
-    def add_point(self, content: str, vector: Iterable, metadata: dict | None = None,
-                  id: str | None = None, **kwargs: Any) -> Any: ...
+    def add_point(self, content: str, vector: Iterable[float],
+                  metadata: dict[str, Any] | None = None, id: str | None = None,
+                  **kwargs: Any) -> Any: ...
 
-    def delete_points(self, points_ids: list) -> Any: ...
+    def delete_points(self, points_ids: list[str]) -> Any: ...
 
-    def delete_points_by_metadata_filter(self, metadata: dict | None = None) -> Any: ...
+    def delete_points_by_metadata_filter(self, metadata: dict[str, Any] | None = None
+                                         ) -> Any: ...
 
-    def recall_memories_from_embedding(self, embedding: Any, metadata: dict | None = None,
-                                       k: int = 5, threshold: float | None = None) -> list: ...
+    def recall_memories_from_embedding(self, embedding: Any,
+                                       metadata: dict[str, Any] | None = None, k: int = 5,
+                                       threshold: float | None = None) -> list[Any]: ...
 
-    def get_points(self, ids: list) -> Any: ...
+    def get_points(self, ids: list[str]) -> Any: ...
+
+    def get_all_points(self, limit: int = 10000, offset: str | None = None) -> Any: ...
 
 
 class VectorSink(Protocol):
@@ -149,7 +160,7 @@ class CatVectorSink:
     to ``add_point``. Deletes use the collection's own methods.
     """
 
-    def __init__(self, collection: Any, *, batch_size: int = 256) -> None:
+    def __init__(self, collection: VectorCollection, *, batch_size: int = 256) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         self.collection = collection
@@ -184,10 +195,17 @@ class CatVectorSink:
             raise VectorSinkError(f"upsert of {len(batch)} points returned status {status!r}")
 
     def delete(self, ids: Sequence[str]) -> None:
-        """Delete points by id (missing ids are ignored by Qdrant)."""
+        """Delete points by id; ids the collection does not hold are skipped.
+
+        Why look them up first: a Qdrant server ignores unknown ids, but the Cat's embedded
+        Qdrant (qdrant_client's local mode) raises ``KeyError`` for them, and a file that lost
+        its entities, or a point never pushed, is an ordinary case.
+        """
         ids = list(ids)
         for start in range(0, len(ids), self.batch_size * 4):
-            self.collection.delete_points(ids[start:start + self.batch_size * 4])
+            held = self._held(ids[start:start + self.batch_size * 4])
+            if held:
+                self.collection.delete_points(held)
 
     def clear(self, repo_id: str) -> None:
         """Delete every code point of ``repo_id`` (never anything else: the filter is exact)."""
@@ -212,15 +230,20 @@ class CatVectorSink:
         This is the cheap wipe check: a re-created or emptied collection has none of them,
         at a cost that grows with ``len(ids)``, not with the collection.
         """
+        return len(self._held(ids))
+
+    def _held(self, ids: Sequence[str]) -> list[str]:
+        """The ids among ``ids`` that the collection holds (one lookup by id)."""
         ids = list(ids)
         if not ids:
-            return 0
+            return []
         client = getattr(self.collection, "client", None)
         if client is not None and hasattr(client, "retrieve"):
             found = client.retrieve(collection_name=self.collection.collection_name, ids=ids,
                                     with_payload=False, with_vectors=False)
-            return len(found)
-        return len(self.collection.get_points(ids) or [])
+        else:
+            found = self.collection.get_points(ids) or []
+        return [str(point.id) for point in found]
 
     def _vector_size(self) -> int | None:
         client = getattr(self.collection, "client", None)
@@ -255,13 +278,14 @@ class CatVectorSink:
                 return total
 
     def search(self, vector: Sequence[float], k: int = 5, *, repo_id: str | None = None,
-               threshold: float | None = None) -> list:
+               threshold: float | None = None) -> list[Any]:
         """Code points nearest to ``vector`` (the Cat's ``[(Document, score, vector, id)]``)."""
-        flt: dict[str, Any] = {MARKER_KEY: True}
+        flt: JSONDict = {MARKER_KEY: True}
         if repo_id:
             flt["repo_id"] = repo_id
-        return self.collection.recall_memories_from_embedding(
+        found: list[Any] = self.collection.recall_memories_from_embedding(  # the Cat's tuples
             _floats(vector), metadata=flt, k=k, threshold=threshold)
+        return found
 
 
 class NamedEmbedder:
@@ -272,10 +296,11 @@ class NamedEmbedder:
     ``NamedEmbedder(cat.embedder, cat.memory.vectors.declarative.embedder_name)``.
     """
 
-    def __init__(self, embedder: Any, name: str) -> None:
+    def __init__(self, embedder: Embedder, name: str) -> None:
         self.embedder = embedder
         self.name = str(name)
 
+    # Any: whatever the wrapped embedder answers (``as_matrix`` checks it)
     def embed_documents(self, texts: list[str]) -> Any:
         return self.embedder.embed_documents(texts)
 
@@ -283,10 +308,10 @@ class NamedEmbedder:
         return self.embedder.embed_query(text)
 
 
-def is_code_point(metadata: Mapping[str, Any] | None) -> bool:
+def is_code_point(metadata: Metadata | None) -> bool:
     """True for a point written by this plugin (use it to filter declarative recall)."""
-    return bool(metadata) and metadata.get(MARKER_KEY) is True
+    return metadata is not None and metadata.get(MARKER_KEY) is True
 
 
-def _floats(vector: Any) -> list[float]:
+def _floats(vector: Iterable[float]) -> list[float]:
     return [float(x) for x in vector]

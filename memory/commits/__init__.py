@@ -20,11 +20,12 @@ from .errors import (
     RepositoryLocked,
     TaskExists,
     TaskNotFound,
+    UnknownVerdict,
     UnsafeInput,
 )
 from .index import CommitIndex
 from .info import CommitInfo
-from .message import GOOD_VERDICTS, is_good
+from .message import GOOD_VERDICTS, Verdict, is_good
 from .names import check_commit_id, check_path, check_ref_name, check_task_id, slug_task_id
 
 __all__ = [
@@ -47,7 +48,9 @@ __all__ = [
     "RepositoryLocked",
     "TaskExists",
     "TaskNotFound",
+    "UnknownVerdict",
     "UnsafeInput",
+    "Verdict",
     "check_commit_id",
     "check_path",
     "check_ref_name",

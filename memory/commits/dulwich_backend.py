@@ -14,6 +14,7 @@ from dulwich.errors import ChecksumMismatch, ObjectFormatException
 from dulwich.file import FileLocked
 from dulwich.object_store import BaseObjectStore
 from dulwich.objects import ShaFile
+from dulwich.refs import DiskRefsContainer
 from dulwich.repo import Repo
 
 from .errors import CommitIndexError, RepositoryCorrupt, RepositoryLocked
@@ -69,8 +70,9 @@ class DulwichBackend:
         """Forget dulwich's cached packed-refs: ``git gc`` or another process may have rewritten
         them (dulwich reads the file once per ``Repo`` otherwise)."""
         refs = self._repo.refs
-        refs._packed_refs = None  # type: ignore[attr-defined]
-        refs._peeled_refs = None  # type: ignore[attr-defined]
+        if isinstance(refs, DiskRefsContainer):  # the container that caches the packed refs
+            refs._packed_refs = None
+            refs._peeled_refs = None
         refs.get_packed_refs()  # reload now: removal skips packed refs when the cache is empty
 
     def get_ref(self, ref: str) -> str | None:

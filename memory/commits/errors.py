@@ -22,6 +22,7 @@ __all__ = [
     "RepositoryLocked",
     "TaskExists",
     "TaskNotFound",
+    "UnknownVerdict",
     "UnsafeInput",
 ]
 
@@ -39,6 +40,11 @@ class AmbiguousCommit(CommitIndexError, ValueError):
 
 class InvalidDraft(CommitIndexError, ValueError):
     """Draft content that cannot be stored faithfully (non-JSON snapshot, oversized reason...)."""
+
+
+class UnknownVerdict(InvalidDraft):
+    """A new commit's verdict is not a ``Verdict``; it would never count as good, so it is
+    refused rather than stored."""
 
 
 class TaskExists(CommitIndexError):

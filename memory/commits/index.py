@@ -39,6 +39,7 @@ from .info import CommitInfo
 from .locks import RepoLock, repair
 from .message import (
     Trailers,
+    Verdict,
     check_verdict,
     digest,
     encode_draft,
@@ -163,7 +164,7 @@ class CommitIndex:
         reason: str,
         metacode: dict[str, Any],
         snapshot: dict[str, Any],
-        verdict: str,
+        verdict: Verdict | str,
         iteration: int | None = None,
     ) -> str:
         """Record a draft (the COMPLETE set of files) on the task's branch; return the commit id.
@@ -173,10 +174,10 @@ class CommitIndex:
         """
         ref = task_ref(task_id)
         tree, objects, snap = encode_draft(files, metacode, snapshot)
-        name, reason, verdict = (
+        name, reason, label = (
             normalize_name(name),
             normalize_reason(reason),
-            check_verdict(verdict),
+            check_verdict(verdict).value,
         )
         if iteration is not None and (not isinstance(iteration, int) or iteration < 0):
             raise InvalidDraft(f"iteration must be a non-negative int, got {iteration!r}")
@@ -185,7 +186,7 @@ class CommitIndex:
             info = self._reader.at_ref(ref, parent) if parent else None
             number = iteration if iteration is not None else (info.iteration + 1 if info else 0)
             when = max(int(self._clock()), info.time if info else 0)
-            message = format_message(name, reason, Trailers(task_id, number, verdict, digest(snap)))
+            message = format_message(name, reason, Trailers(task_id, number, label, digest(snap)))
             commit = build_commit(tree, (parent,) if parent else (), message, when)
             self._backend.write_objects([*objects, commit])
             self._cas(ref, parent, commit.sha)
@@ -209,7 +210,7 @@ class CommitIndex:
         if exists:
             raise TaskExists(f"task {task_id!r} already has a history; use commit() or branch()")
         return self.commit(task_id, files, name=name, reason=reason, metacode=metacode or {},
-                           snapshot=snapshot or {}, verdict="imported", iteration=0)  # fmt: skip
+                           snapshot=snapshot or {}, verdict=Verdict.IMPORTED, iteration=0)
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -489,9 +490,7 @@ class CommitIndex:
 
 
 def _verdict_matches(info: CommitInfo, verdict: str) -> bool:
-    if verdict.lower() == "good":
-        return info.good
-    return info.verdict.lower() == verdict.lower()
+    return info.good if verdict.lower() == "good" else info.verdict.lower() == verdict.lower()
 
 
 def _json_text(value: object) -> str:

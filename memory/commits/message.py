@@ -22,20 +22,59 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from ..errors import UnsafeInput
-from .errors import InvalidDraft, RepositoryCorrupt
+from .errors import InvalidDraft, RepositoryCorrupt, UnknownVerdict
 from .names import check_path
 from .objects import RawObject, build_tree
 
 MAX_NAME = 200
 MAX_REASON = 64 * 1024
 MAX_JSON = 16 * 1024 * 1024
+#: What a stored ``Verdict:`` trailer may hold (old repositories: any such label).
 VERDICT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,79}")
+
+
+class Verdict(str, Enum):
+    """How a draft commit was judged: the one vocabulary of the ``Verdict:`` trailer.
+
+    A new commit must carry one of these (``check_verdict``); the stored text is the value.
+    Commits written by older versions may hold any label: they still parse, their verdict is
+    kept as text, and a label that is not a member is never good (``is_good``).
+    """
+
+    #: The draft passed every check.
+    PASSED = "passed"
+    #: The draft was rejected by validation (kept: what was tried and why it failed).
+    FAILED = "failed"
+    #: The user's own files, the first commit of a task: always a safe baseline.
+    IMPORTED = "imported"
+    #: The task's final draft (the documented one, after the extended steps).
+    FINAL = "final"
+    #: A good commit written by earlier versions; still a rollback target.
+    COMMITTED = "committed"
+
+    def __str__(self) -> str:  # the value, as stored, on every Python (3.12 changed format())
+        return self.value
+
+    @property
+    def good(self) -> bool:
+        """A rollback target: everything but a rejected draft."""
+        return self is not Verdict.FAILED
+
+    @classmethod
+    def of(cls, label: str) -> Verdict | None:
+        """The member a label names (case and outer spaces ignored); None for any other."""
+        try:
+            return cls(label.strip().lower())
+        except ValueError:
+            return None
+
+
 #: Verdicts that make a commit a rollback target ("good"); compared case-insensitively.
-#: ``imported`` is the user's own code (the first commit), always a safe baseline.
-GOOD_VERDICTS = frozenset({"passed", "committed", "imported", "final"})
+GOOD_VERDICTS = frozenset(v for v in Verdict if v.good)
 
 
 @dataclass(frozen=True)
@@ -49,8 +88,10 @@ class Trailers:
 
 
 def is_good(verdict: str) -> bool:
-    """True for the verdicts listed in ``GOOD_VERDICTS``."""
-    return verdict.strip().lower() in GOOD_VERDICTS
+    """True for the verdicts listed in ``GOOD_VERDICTS``; a stored label that is not a
+    ``Verdict`` (an old free-form one) is never good."""
+    known = Verdict.of(verdict)
+    return known is not None and known.good
 
 
 def normalize_name(name: object) -> str:
@@ -77,11 +118,19 @@ def normalize_reason(reason: object) -> str:
     return text
 
 
-def check_verdict(verdict: object) -> str:
-    """A short single-line label such as ``passed``, ``failed:syntax`` or ``imported``."""
+def check_verdict(verdict: object) -> Verdict:
+    """The ``Verdict`` a new commit carries: a member, or its value in any case (mapped here,
+    the one place a label becomes a verdict). Anything else is refused: a free-form label
+    (``pass``, ``failed:syntax``) would be stored and never count as good."""
+    if isinstance(verdict, Verdict):
+        return verdict
     if not isinstance(verdict, str) or VERDICT_RE.fullmatch(verdict) is None:
         raise UnsafeInput(f"unsafe verdict {str(verdict)[:60]!r}: use 1-80 of [A-Za-z0-9 _.:/+-]")
-    return verdict
+    known = Verdict.of(verdict)
+    if known is None:
+        raise UnknownVerdict(f"unknown verdict {verdict!r}; use one of "
+                             f"{', '.join(v.value for v in Verdict)}")
+    return known
 
 
 def format_message(name: str, reason: str, trailers: Trailers) -> str:

@@ -4,7 +4,10 @@
 boots the Cat as ``python -m cat.main`` does (uvicorn, its SIGTERM handling, a real exit), with
 the same test patches as the in-process harness (cat_harness.py: in-memory Qdrant, no admin
 build, no requirement installs, offline tiktoken) and the ``file_system`` cache, so a second Cat
-on the same ``workdir`` finds the plugin active and every user's working memory. The LLM is the
+on the same ``workdir`` finds the plugin active and every user's working memory. With
+``CWM_QDRANT=disk`` in the environment the Cat keeps its vectors as it does by default, in a
+local on-disk Qdrant (here ``<workdir>/qdrant``), which a restart reloads: the scale benchmark
+(bench/cat_scale_bench.py) measures that. The LLM is the
 scripted chat model of cat_doubles.py, read from the JSON file ``script``.
 
 ``ServedCat`` is the test's side: it starts that process on a free loopback port, talks to it
@@ -42,6 +45,8 @@ def serve(core: pathlib.Path, workdir: pathlib.Path, plugins_name: str, port: in
     with pytest.MonkeyPatch.context() as mp:
         _patch_environment(mp, core, workdir, "file_system")
         _patch_cat(mp, plugins_name + "/", False)
+        if os.environ.get("CWM_QDRANT") == "disk":
+            _on_disk_qdrant(mp, workdir / "qdrant")
         import uvicorn
         from cat.startup import cheshire_cat_api
 
@@ -57,11 +62,26 @@ def serve(core: pathlib.Path, workdir: pathlib.Path, plugins_name: str, port: in
         uvicorn.run(cheshire_cat_api, host="127.0.0.1", port=port, log_level="warning")
 
 
+def _on_disk_qdrant(mp: Any, path: pathlib.Path) -> None:
+    """The Cat's own local Qdrant (``QdrantClient(path=...)``, one per process), in ``path``."""
+    from cat.memory.vector_memory import VectorMemory
+    from qdrant_client import QdrantClient
+
+    def on_disk(self: Any, *args: Any, **kwargs: Any) -> None:
+        if VectorMemory.local_vector_db is None:
+            VectorMemory.local_vector_db = QdrantClient(
+                path=str(path), force_disable_check_same_thread=True)
+        self.vector_db = VectorMemory.local_vector_db
+
+    mp.setattr(VectorMemory, "connect_to_vector_memory", on_disk)
+
+
 class ServedCat:
     """The test's handle on a Cat served by another process (see the module docstring)."""
 
     def __init__(self, core: pathlib.Path, workdir: pathlib.Path, plugins_name: str,
-                 script: LLMScript, repo_root: pathlib.Path) -> None:
+                 script: LLMScript, repo_root: pathlib.Path,
+                 extra_env: dict[str, str] | None = None) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         script_file = workdir / "llm_script.json"
         script_file.write_text(json.dumps({k: v for k, v in asdict(script).items()
@@ -69,6 +89,7 @@ class ServedCat:
         self.port = free_port()
         self.log = workdir / "served_cat.log"
         env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
+        env.update(extra_env or {})
         with open(self.log, "w", encoding="utf-8") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tests.integration.cat_process", str(core), str(workdir),

@@ -210,13 +210,44 @@ def code_points(run) -> list:
     return [p for p in points if p.payload["metadata"].get(STATE_KEY)]
 
 
+def entities_mode(run) -> str:
+    """The 'Code in the Cat's memory' value that copies every entity (the Cat's enum value)."""
+    return run.plugin_module("settings").CatMemory.entities.value
+
+
+def test_by_default_no_code_enters_the_cats_memory_yet_questions_get_code(cat_run, tmp_path):
+    """With the Cat's default embedder (it cannot rank code), ``auto`` keeps code points out
+    of the Cat's declarative memory (its per-message recall and boot stay as without the
+    plugin); the plugin's own store still serves a question."""
+    repo = tmp_path / "repo"
+    (repo / "fmt").mkdir(parents=True)
+    (repo / "fmt" / "pairs.py").write_text(BRACED_CODE)
+    with cat_harness.configured(cat_run, repository_path=str(repo),
+                                data_folder=str(tmp_path / "data")):
+        started = cat_run.chat("index my repository", user="fay")
+        cat_harness.wait_for_indexing(cat_run)
+        points = code_points(cat_run)
+        cat_run.script.relevance = 0.9  # scoring prompts answered
+        try:
+            answer = cat_run.chat("what does render_pairs do?", user="fay")
+        finally:
+            cat_run.script.relevance = None
+    # the turn's answer or, when indexing was quicker, the summary sent from its thread
+    assert started["type"] == "chat" and "Index" in str(started.get("text")
+                                                        or started.get("content")), started
+    assert points == []
+    assert answer["type"] == "chat" and answer["text"] == cat_run.script.answer, answer
+    assert "def render_pairs(pairs: dict) -> str:" in cat_run.script.prompts[-1]
+
+
 def test_indexed_code_lands_in_the_cats_memory_and_reaches_the_prompt_braces_intact(
         cat_run, tmp_path):
     repo = tmp_path / "repo"
     (repo / "fmt").mkdir(parents=True)
     (repo / "fmt" / "pairs.py").write_text(BRACED_CODE)
     with cat_harness.configured(cat_run, repository_path=str(repo),
-                                data_folder=str(tmp_path / "data")):
+                                data_folder=str(tmp_path / "data"),
+                                cat_memory=entities_mode(cat_run)):
         cat_run.script.tool_action = "index_code_repository"
         started = cat_run.chat("index my repository", user="frank")
         cat_run.script.tool_action = "no_action"

@@ -48,8 +48,9 @@ def test_sources_land_in_the_cats_memory_labelled_and_leave_it_when_removed(cat_
         '    """Say hello to ``name``."""\n    return name\n')
     runtime = cat_run.plugin_module("runtime")
     sources = cat_run.plugin_module("sources")
+    entities = cat_run.plugin_module("settings").CatMemory.entities.value  # every entity
     with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data"),
-                    associative_sources=f"{other}\npip:iniconfig"):
+                    associative_sources=f"{other}\npip:iniconfig", cat_memory=entities):
         workspace = runtime.session_turn(cat_run.stray("ivan"))[1].workspace
         project, settings = workspace.project(), workspace.settings
         summary = sources.index_sources(project, settings, workspace.config.data_dir,

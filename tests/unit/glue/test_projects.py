@@ -4,6 +4,8 @@ project without a restart; a rebuilt project's predecessor closes when its last 
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 
 import pytest
 
@@ -12,7 +14,7 @@ from codemem.config import PluginConfig, ProjectConfig, RetrievalTuning
 from codemem.memory.store import StoreClosed
 from codemem.settings import PluginSettings
 
-from .glue_support import make_cat, settings_of
+from .glue_support import make_cat, other_user, settings_of
 
 
 @pytest.fixture
@@ -86,3 +88,63 @@ def test_identity_and_fingerprint():
     tuned = dataclasses.replace(base, tuning=RetrievalTuning(relevance_threshold=0.5))
     assert tuned.identity == base.identity and tuned.fingerprint() != base.fingerprint()
     assert dataclasses.replace(base, embedder_name="F").identity != base.identity
+
+
+def test_the_start_up_pass_holds_up_neither_the_boot_nor_another_repository(
+        tmp_path, repo, fresh_registries, monkeypatch):
+    """Opening a large project takes time (integrity check, manifest): the Cat's boot hook
+    returns at once, and a user of another repository is served while it opens."""
+    registry, _ = fresh_registries
+    gate, entered = threading.Event(), threading.Event()
+    real_build = registry._build
+
+    def slow_build(config, *rest):
+        if config.root == str(repo):
+            entered.set()
+            assert gate.wait(60)
+        return real_build(config, *rest)
+
+    monkeypatch.setattr(registry, "_build", slow_build)
+    cat, _, _ = make_cat(tmp_path, repo)
+    started = time.monotonic()
+    runtime.index_at_startup(cat)
+    assert entered.wait(10) and time.monotonic() - started < 5  # returned while it opens
+
+    other_root = tmp_path / "other"
+    other_root.mkdir()
+    (other_root / "m.py").write_text("def other():\n    return 1\n")
+    other, _, _ = make_cat(tmp_path / "o", other_root, user="bob")
+    assert project_of(other).root == str(other_root)  # not held up by the opening project
+
+    gate.set()
+    project = project_of(cat)
+    deadline = time.monotonic() + 60
+    while (project.indexer is None or project.indexer.ident is None) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    project.indexer.join(120)
+    assert project.code.list_memories({"type": "code_entity", "name": "answer"})
+
+
+def test_callers_of_one_repository_share_one_build(tmp_path, repo, fresh_registries,
+                                                   monkeypatch):
+    registry, _ = fresh_registries
+    builds = []
+    real_build = registry._build
+
+    def counted(*args):
+        builds.append(1)
+        time.sleep(0.3)
+        return real_build(*args)
+
+    monkeypatch.setattr(registry, "_build", counted)
+    cat, _, _ = make_cat(tmp_path, repo)
+    twin, _ = other_user(cat, "bob")
+    found = []
+    threads = [threading.Thread(target=lambda c=c: found.append(project_of(c)))
+               for c in (cat, twin, cat)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(builds) == 1 and len(found) == 3 and len({id(p) for p in found}) == 1

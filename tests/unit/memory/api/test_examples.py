@@ -9,14 +9,20 @@ import pytest
 
 from .child_scripts import ROOT
 
+
+def _memory(n: int, text: str) -> tuple[str, str]:
+    """A memory as the query prompt shows it: its own data block, score first."""
+    return f'<<<DATA kind="memory" source="memory {n}">>>', f"[relevance: 0.75] {text}"
+
+
 EXPECTED = {
-    "quickstart": ["[fake primary LLM] Explain how to build a REST API",
-                   "1. [relevance: 0.75] Python uses dynamic typing",
-                   "2. [relevance: 0.75] FastAPI is a modern web framework"],
-    "support_bot": ["[fake primary LLM] Explain our return policy",
-                    "1. [relevance: 0.75] Returns are accepted within 30 days of purchase"],
-    "research_assistant": ["[fake primary LLM] Compare BERT and GPT architectures",
-                           "1. [relevance: 0.75] Transformer architecture uses self-attention"],
+    "quickstart": [("[fake primary LLM] Explain how to build a REST API",),
+                   _memory(1, "Python uses dynamic typing"),
+                   _memory(2, "FastAPI is a modern web framework")],
+    "support_bot": [("[fake primary LLM] Explain our return policy",),
+                    _memory(1, "Returns are accepted within 30 days of purchase")],
+    "research_assistant": [("[fake primary LLM] Compare BERT and GPT architectures",),
+                           _memory(1, "Transformer architecture uses self-attention")],
 }
 
 
@@ -27,8 +33,9 @@ def test_example_runs(name):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    for line in EXPECTED[name]:
-        assert line in lines
+    for run in EXPECTED[name]:  # consecutive lines
+        starts = [i for i, line in enumerate(lines) if line == run[0]]
+        assert any(tuple(lines[i:i + len(run)]) == run for i in starts), run
     assert "shipping" not in done.stdout.lower()
     assert {p.name for p in ROOT.iterdir()} == before  # no memories.db left behind
 

@@ -53,8 +53,11 @@ def test_hooks_shape_prompts_scores_and_query(tmp_path):
             return "ok"
 
         asyncio.run(system.query(Ctx("login flow", "auth.py"), "fix it", primary))
-        assert seen == ["FILE login flow (in auth.py)\nMEMS\n"
-                        "1. [relevance: 0.80] def login(): ...\nDO fix it"]
+        # a subclass's own str.format template: the values still arrive as data blocks
+        assert seen == ['FILE <<<DATA kind="context" source="query">>>\n'
+                        "login flow (in auth.py)\n<<<END DATA>>>\nMEMS\n"
+                        '<<<DATA kind="memory" source="memory 1">>>\n'
+                        "[relevance: 0.80] def login(): ...\n<<<END DATA>>>\nDO fix it"]
         with pytest.raises(ValueError):
             asyncio.run(system._retrieve(42))
 

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from codemem import memory as memory_pkg
+from codemem.llm.templates import DATA_RULE
 from codemem.memory.store import StoreClosed
 from codemem.memory.system import MemorySystem, ScoredMemory
 
@@ -244,9 +245,12 @@ def test_query_sends_memories_and_task_to_the_primary_model(tmp_path):
                                           task="Explain Python's key features",
                                           primary_model_fn=primary))
         assert answer == "ANSWER"
-        assert prompts == ["Use the memories below where they help with the task.\n\n"
-                           "Context: User asking about Python\n\nRelevant memories:\n"
-                           "1. [relevance: 0.90] Python uses dynamic typing\n\n"
+        assert prompts == ["Use the memories below where they help with the task.\n"
+                           f"{DATA_RULE}\n\n"
+                           'Context:\n<<<DATA kind="context" source="query">>>\n'
+                           "User asking about Python\n<<<END DATA>>>\n\nRelevant memories:\n"
+                           '<<<DATA kind="memory" source="memory 1">>>\n'
+                           "[relevance: 0.90] Python uses dynamic typing\n<<<END DATA>>>\n\n"
                            "Task: Explain Python's key features"]
         with pytest.raises(ValueError):
             asyncio.run(system.query("c", "t", None))

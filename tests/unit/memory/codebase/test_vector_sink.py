@@ -149,3 +149,32 @@ def test_sink_attached_after_indexing_receives_everything(tmp_path, pool, qdrant
     assert system.sync_vector_sink()["late"].pushed == len(ids)
     assert len(_code_points(collection, "late")) == len(ids)
     system.close()
+
+
+def test_deleting_ids_the_embedded_qdrant_does_not_hold_is_not_an_error(qdrant):
+    """qdrant_client's local mode (the Cat's embedded Qdrant) raises KeyError for unknown ids
+    where a server ignores them: the sink deletes only what the collection holds."""
+    collection = CatLikeCollection(qdrant, "declarative", "TestEmbedder", DIM)
+    sink = CatVectorSink(collection)
+    kept, gone = str(uuid.uuid4()), str(uuid.uuid4())
+    for pid in (kept, gone):
+        collection.add_point("text", [0.1] * DIM, {"source": "x"}, id=pid)
+    never = str(uuid.uuid4())
+    sink.delete([gone, never])
+    assert {str(r.id) for r in _all_points(collection)} == {kept}
+    assert sink.present([kept, gone, never]) == 1
+
+
+def test_files_mode_with_files_that_define_nothing(tmp_path, pool, qdrant):
+    """An empty ``__init__.py`` has no entities: its file point is absent, never deleted."""
+    write_tree(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": "def f():\n    return 1\n",
+                                    "pkg/empty.py": "# nothing here\n"})
+    collection = CatLikeCollection(qdrant, "declarative", "TestEmbedder", DIM)
+    system = make_system(tmp_path, pool, vector_sink=CatVectorSink(collection),
+                         sink_mode="files")
+    system.index_repository(str(tmp_path / "repo"))
+    outlines = [r.payload["page_content"] for r in _all_points(collection)]
+    assert outlines == ["File pkg/core.py: 1 definition\ndef f():"]
+    (tmp_path / "repo" / "pkg" / "core.py").write_text("# emptied\n")
+    system.index_repository(str(tmp_path / "repo"))  # core.py now defines nothing
+    assert _all_points(collection) == []

@@ -55,13 +55,13 @@ def test_start_task_imports_user_files_as_first_commit(index: CommitIndex) -> No
 
 def test_log_is_newest_first_with_header_fields(index: CommitIndex) -> None:
     a = index.start_task("t", {"pkg/mod.py": "v0\n"})
-    b = draft(index, "t", "v1\n", "failed:syntax", reason="try  regex\r\nsecond line")
+    b = draft(index, "t", "v1\n", "failed", reason="try  regex\r\nsecond line")
     c = draft(index, "t", "v2\n")
     entries = index.log("t")
     assert [e.id for e in entries] == [c, b, a]
     assert [e.iteration for e in entries] == [2, 1, 0]
     assert [e.parent for e in entries] == [b, a, None]
-    assert entries[1].verdict == "failed:syntax" and entries[1].reason == "try  regex\nsecond line"
+    assert entries[1].verdict == "failed" and entries[1].reason == "try  regex\nsecond line"
     assert entries[0].time > entries[1].time > entries[2].time
     assert entries[0].task_id == "t" and entries[0].snapshot_digest.startswith("sha256:")
     assert entries[0].files is None  # log is headers only; show() has the payload
@@ -124,7 +124,7 @@ def test_rollback_to_last_good_keeps_history_and_redo_restores(index: CommitInde
     good = index.start_task("t", {"pkg/mod.py": "v0\n"})
     ok = draft(index, "t", "v1\n", "passed")
     bad1 = draft(index, "t", "v2\n", "failed")
-    bad2 = draft(index, "t", "v3\n", "failed:tests")
+    bad2 = draft(index, "t", "v3\n", "failed")
     assert index.rollback("t") == ok  # newest good strictly before the head
     assert index.head("t") == ok and index.undo_stack("t") == [bad2]
     assert index.rollback("t") == good  # again: ok is the head now, so go further back

@@ -33,7 +33,7 @@ def _history(ix: CommitIndex) -> dict[str, str]:
     ids["regex"] = ix.commit(
         "parse", {"p.py": "import re\ndef parse(s):\n    return re.split(r'\\s+', s)\n"},
         name="Tokenize with a regex", reason="Simplest tokenizer; fails on quoted strings.",
-        metacode={}, snapshot={}, verdict="failed:tests",
+        metacode={}, snapshot={}, verdict="failed",
     )  # fmt: skip
     ix.rollback("parse")
     ids["hand"] = ix.commit(
@@ -51,14 +51,14 @@ def test_builtin_search_finds_what_was_tried_and_why_it_failed(tmp_path: Path) -
     ids = _history(ix)
     hits = ix.search_episodes("what did we try with the regex tokenizer, why failed?")
     assert hits[0].commit == ids["regex"]  # rolled back, still searchable
-    assert hits[0].verdict == "failed:tests" and "quoted strings" in hits[0].reason
+    assert hits[0].verdict == "failed" and "quoted strings" in hits[0].reason
     assert hits[0].summary == "p.py +2 -1"
     assert {h.commit for h in hits} >= {ids["regex"], ids["hand"]}
     assert ids["other"] not in {h.commit for h in hits}
     assert [h.commit for h in ix.search_episodes("", limit=2)] == [ids["other"], ids["hand"]]
     assert [h.task_id for h in ix.search_episodes("", task_id="render")] == ["render"]
     assert ix.search_episodes("zebra unicorn") == []
-    assert "[parse #1 failed:tests] Tokenize with a regex" in hits[0].as_text()
+    assert "[parse #1 failed] Tokenize with a regex" in hits[0].as_text()
 
 
 def test_every_commit_is_sent_to_the_sink_with_episode_metadata(tmp_path: Path) -> None:
@@ -68,7 +68,7 @@ def test_every_commit_is_sent_to_the_sink_with_episode_metadata(tmp_path: Path) 
     assert len(sink.items) == 4
     text, meta = sink.items[1]
     assert meta == {"kind": "episode", "task_id": "parse", "commit": ids["regex"],
-                    "verdict": "failed:tests", "iteration": 1, "time": meta["time"],
+                    "verdict": "failed", "iteration": 1, "time": meta["time"],
                     "name": "Tokenize with a regex"}  # fmt: skip
     assert meta["time"] == ix.show(ids["regex"]).time
     assert "fails on quoted strings" in text and "Changes: p.py +2 -1" in text

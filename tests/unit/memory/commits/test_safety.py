@@ -147,7 +147,8 @@ def test_planted_hooks_never_run(tmp_path: Path, backend: str) -> None:
         cfg.write(f"[core]\n\thooksPath = {repo / 'hooks'}\n")
     with CommitIndex(repo, backend=backend) as ix:
         a = ix.start_task("t", {"a.py": "1"})
-        ix.commit("t", {"a.py": "2"}, name="n", reason="", metacode={}, snapshot={}, verdict="x")
+        ix.commit("t", {"a.py": "2"}, name="n", reason="", metacode={}, snapshot={},
+                  verdict="passed")
         ix.rollback("t", to=a)
         ix.redo("t")
         ix.branch("t", a, "u")

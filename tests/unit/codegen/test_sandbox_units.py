@@ -1,0 +1,50 @@
+"""Pure parts of the sandbox launcher (sandbox_boot) and of its host side (sandbox_run)."""
+
+from __future__ import annotations
+
+import os
+
+from codemem.codegen import sandbox_boot as boot
+from codemem.codegen.intent_words import CODE_ONLY_VERBS, INFORMATION_VERBS, REQUEST_VERBS
+from codemem.codegen.sandbox_protect import Protections
+from codemem.codegen.sandbox_run import _read_status, _status_for, error_result, refusal
+
+
+def test_launcher_emits_one_json_line_per_status() -> None:
+    r, w = os.pipe()
+    boot.emit(w, {"setup": {"uid": 5}})
+    boot.emit(w, {"exit_code": 0})
+    os.close(w)
+    assert _read_status(r) == [{"setup": {"uid": 5}}, {"exit_code": 0}]
+
+
+def test_launcher_skips_namespaces_when_not_asked_and_never_keeps_root() -> None:
+    report: boot.SetupReport = {"notes": [], "masked": []}
+    assert boot.try_unshare(boot._libc(), {"namespaces": False}, report) == 0
+    assert boot.choose_uid({"drop_uid": None}, 0, None, report) == (None, False)
+    assert boot.kill_tree(lambda pid: [], rounds=3) == 0
+
+
+def test_status_of_a_run_from_the_launcher_lines() -> None:
+    none = Protections()
+    assert _status_for(0, {"setup": {"uid": 1}}, False, none) == ("ok", "")
+    assert _status_for(1, {"setup": {"uid": 1}}, False, none) == ("failed", "")
+    assert _status_for(None, {}, True, none) == ("timeout", "wall-clock timeout")
+    assert _status_for(0, {"quota": "disk over 5 MiB"}, False, none) == ("killed",
+                                                                         "disk over 5 MiB")
+    status, why = _status_for(126, {"setup": {"refused": ["files"]}}, False, none)
+    assert status == "error" and why == refusal(none, ["files"]) and "files" in why
+    assert _status_for(1, {}, False, none)[0] == "error"  # the launcher died before its report
+
+
+def test_error_result_is_a_failed_run_with_its_reason() -> None:
+    res = error_result("cannot start")
+    assert (res.status, res.ok, res.error, res.returncode) == ("error", False, "cannot start", None)
+    assert "status=error" in res.summary()
+
+
+def test_intent_vocabulary_is_folded_lower_case_and_consistent() -> None:
+    for words in (REQUEST_VERBS, CODE_ONLY_VERBS, INFORMATION_VERBS):
+        assert all(w == w.lower() and w.isascii() for w in words)
+    assert CODE_ONLY_VERBS <= REQUEST_VERBS
+    assert not REQUEST_VERBS & INFORMATION_VERBS
