@@ -39,7 +39,7 @@ syntax310: venv
 unit: venv
 	$(VPY) -m pytest
 
-test: lint syntax310 unit
+test: lint typecheck syntax310 unit
 
 zip:
 	git archive --format=zip --prefix=code_working_memory/ -o code_working_memory.zip HEAD -- . ':!tests' ':!bench' ':!.ci' ':!docker'

@@ -18,10 +18,10 @@ untrusted command. Order matters and is the point of this file:
 5. ``exec``.
 
 The helpers (Landlock, seccomp, the protection rules) are sibling files loaded by path, not
-imported (this runs without the plugin's package). Nothing runs at import time. The types
-below describe the JSON the Cat sends (``LauncherConfig``) and the setup report sent back
-(``SetupReport``); the siblings are described by the Protocols of what is used of them (the
-``TYPE_CHECKING`` import is for the type checker only and never runs).
+imported (this runs without the plugin's package). Nothing runs at import time. The JSON the
+Cat sends (``LauncherConfig``), the setup report sent back (``SetupReport``) and the Protocols
+of what is used of the siblings live in ``sandbox_boot_types.py``, imported for the type
+checker only.
 """
 
 from __future__ import annotations
@@ -37,10 +37,19 @@ import sys
 import time
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn, Protocol, TypedDict
+from typing import TYPE_CHECKING, NoReturn
 
-if TYPE_CHECKING:
-    from .sandbox_landlock import Ruleset
+if TYPE_CHECKING:  # the launcher's contract, for the type checker only (never imported here)
+    from .sandbox_boot_types import (
+        DiskWatcher,
+        LandlockHelper,
+        LauncherConfig,
+        ProtectHelper,
+        Ruleset,
+        SeccompHelper,
+        SetupReport,
+        WatchHelper,
+    )
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -59,110 +68,14 @@ REFUSED = 126
 TICK_S = 0.05
 
 
-class Mask(TypedDict, total=False):
-    """A private tmpfs over ``dir``, re-binding the ``keep`` paths (some read-only)."""
-
-    dir: str
-    keep: list[str]
-    mode: str
-    readonly: list[str]
-    readonly_keep: bool
-    size_mb: int
-
-
-class LandlockRules(TypedDict):
-    read_only: list[str]
-    read_write: list[str]
-    devices: list[str]
-
-
-class LauncherConfig(TypedDict, total=False):
-    """The JSON argument of the launcher (built by ``sandbox_env.HostPlan.launcher_config``;
-    ``status_fd`` and ``parent_pid`` are added by ``sandbox_run.execute``)."""
-
-    python: str
-    argv: list[str]
-    workdir: str
-    masks: list[Mask]
-    namespaces: bool
-    drop_uid: int | None
-    masks_required: bool
-    reach_cap_allowed: bool
-    require: list[str]
-    disk_quota_mb: int | None
-    landlock: LandlockRules | None
-    memory_mb: int | None
-    cpu_s: float | None
-    fsize_mb: int | None
-    nofile: int | None
-    nproc: int | None
-    status_fd: int
-    parent_pid: int
-
-
-class SetupReport(TypedDict, total=False):
-    """What the launcher achieved, sent to the Cat (read by ``sandbox_protect``)."""
-
-    netns: bool
-    mntns: bool
-    pidns: bool
-    uid_dropped: bool
-    uid: int
-    masked: list[str]
-    notes: list[str]
-    disk_quota_mb: int | None
-    subreaper: bool
-    reach_cap: bool
-    landlock: int
-    landlock_error: str
-    landlock_skipped: list[str]
-    landlock_net: bool
-    landlock_scoped: bool
-    rlimits: bool
-    nproc: bool
-    nproc_shared: bool
-    seccomp: str
-    seccomp_error: str
-    refused: list[str]
-
-
-class _Landlock(Protocol):
-    def confine(self, read_only: list[str], read_write: list[str],
-                devices: list[str]) -> Ruleset: ...
-
-    def enforce(self, handle: Ruleset) -> None: ...
-
-
-class _Seccomp(Protocol):
-    def install(self, protected_pids: list[int]) -> str: ...
-
-
-class _Protect(Protocol):
-    def layers_from_setup(self, setup: SetupReport) -> dict[str, tuple[bool, str]]: ...
-
-
-class _Disk(Protocol):
-    peak: int
-
-    def check(self, pids: list[int]) -> str: ...
-
-
-class _Watch(Protocol):
-    def tasks_of(self, uid: int) -> int: ...
-
-    def descendants(self, root: int) -> list[int]: ...
-
-    def DiskWatch(self, work: str, limit_mb: int) -> _Disk: ...  # the class, called
-
-
 class _Helpers:
     """The sibling modules the command's process needs, loaded by path before it is confined."""
 
     def __init__(self) -> None:
-        self.landlock: _Landlock = _load("sandbox_landlock")
-        self.seccomp: _Seccomp = _load("sandbox_seccomp")
-        self.protect: _Protect = _load("sandbox_protect")
-        self.watch: _Watch = _load("sandbox_watch")
+        self.landlock: LandlockHelper = _load("sandbox_landlock")
+        self.seccomp: SeccompHelper = _load("sandbox_seccomp")
+        self.protect: ProtectHelper = _load("sandbox_protect")
+        self.watch: WatchHelper = _load("sandbox_watch")
 
 
 class Stop(Exception):
@@ -290,7 +203,7 @@ def drop_privileges(libc: ctypes.CDLL, uid: int, reach_cap: bool,
     report["uid_dropped"] = True
 
 
-def build_landlock(landlock: _Landlock, cfg: LauncherConfig,
+def build_landlock(landlock: LandlockHelper, cfg: LauncherConfig,
                    report: SetupReport) -> Ruleset | None:
     """The Landlock ruleset, built while privileged; None (and why) when unavailable."""
     rules = cfg.get("landlock")
@@ -421,7 +334,7 @@ def supervise(libc: ctypes.CDLL, pid: int, status_fd: int, cfg: LauncherConfig) 
     ended; exit alike. Runs as the run's own uid when there is one (it then reads the run's
     open files without any capability, and the run cannot touch it: seccomp protects its pid
     and it is not dumpable)."""
-    watch: _Watch = _load("sandbox_watch")
+    watch: WatchHelper = _load("sandbox_watch")
     quota = cfg.get("disk_quota_mb")
     disk = watch.DiskWatch(cfg["workdir"], int(quota)) if quota else None
     uid = cfg.get("drop_uid")
@@ -452,7 +365,7 @@ def supervise(libc: ctypes.CDLL, pid: int, status_fd: int, cfg: LauncherConfig) 
     os._exit(code)
 
 
-def wait_watching(pid: int, disk: _Disk | None, descendants: Callable[[int], list[int]]
+def wait_watching(pid: int, disk: DiskWatcher | None, descendants: Callable[[int], list[int]]
                   ) -> tuple[int | None, str]:
     """(wait status, "") when the command ends; (None, why) when it goes over its quota."""
     poller: select.poll | None

@@ -21,7 +21,7 @@ from .sandbox_protect import HOW_TO, Protections
 from .sandbox_watch import kill_uid
 
 if TYPE_CHECKING:  # the launcher's own types; it is never imported by the Cat
-    from .sandbox_boot import LauncherConfig
+    from .sandbox_boot_types import LauncherConfig
 
 #: One JSON line of the launcher's status pipe (``json.loads`` of what the launcher wrote: its
 #: values are checked where they are read).
