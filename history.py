@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .memory.errors import CodeMemoryError, TaskNotFound
-from .memory.writeback import WriteBackRefused, write_back
+from .memory.repository.writeback import WriteBackRefused, write_back
 from .projects import Project
 from .session import Session
 from .turn import Turn

@@ -24,12 +24,12 @@ from typing import Any
 from .config import IndexScope, ProjectConfig
 from .llm_port import Meter, metering, small_model
 from .memory.code_context import CodeContext
-from .memory.code_index import IndexProgress, WalkedFile
-from .memory.code_sink import SinkMode
-from .memory.code_walk import default_walker
 from .memory.codebase import CodeMemorySystem
+from .memory.codeindex.indexer import IndexProgress, WalkedFile
+from .memory.codeindex.sink_sync import SinkMode
+from .memory.codeindex.vector_sink import CatVectorSink, NamedEmbedder
+from .memory.codeindex.walk import default_walker
 from .memory.commits import CommitIndex
-from .memory.vector_sink import CatVectorSink, NamedEmbedder
 from .privacy import SHARED_TYPES, TaskLedger
 
 #: Seconds between two progress notifications of one indexing run.

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .memory.vector_sink import is_code_point
+from .memory.codeindex.vector_sink import is_code_point
 
 #: Extra declarative memories recalled so that, after code points are removed, the ordinary
 #: recall still has its usual number of non-code memories.

@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 from .codegen.ports import API_REFERENCE, ContextSnippet
 from .memory.code_context import SOURCE_ENTITY
-from .memory.code_index import IndexProgress
 from .memory.codebase import CodeMemorySystem
+from .memory.codeindex.indexer import IndexProgress
 from .memory.errors import CodeMemoryError
-from .memory.repo_root import check_repository_root
+from .memory.repository.root import check_repository_root
 from .memory.sources import (
     AssociativeMemory,
     FolderSource,

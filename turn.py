@@ -14,7 +14,7 @@ from typing import Any
 
 from .config import PluginConfig, ProjectConfig
 from .environment import cat_data_dir, data_dir, plugin_settings
-from .memory.repo_root import check_repository_root
+from .memory.repository.root import check_repository_root
 from .projects import CatVectors, Project, Registry
 from .settings import PluginSettings
 from .state import SessionState, write_state

@@ -28,9 +28,9 @@ import time
 from functools import partial
 from pathlib import Path
 
-from ..memory.code_walk import PoolExtractor
 from ..memory.codebase import CodeMemorySystem
-from ..memory.embedding import HashingEmbedder
+from ..memory.codeindex.walk import PoolExtractor
+from ..memory.retrieval.embedding import HashingEmbedder
 
 MiB = 1 << 20
 

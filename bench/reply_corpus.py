@@ -24,8 +24,8 @@ from ..codegen.metacode import read_metacode
 from ..codegen.reply_models import docs_spec, review_spec
 from ..llm.errors import ReplyRefused
 from ..llm.reader import read_reply
-from ..memory.score_replies import list_spec
-from ..memory.scoring import parse_score_reply
+from ..memory.retrieval.score_replies import list_spec
+from ..memory.retrieval.scoring import parse_score_reply
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "golden" / "replies"
 STAGES = ("metacode", "judge", "score", "score_list", "docs", "review", "edit")

@@ -15,8 +15,9 @@ Systems, in one run over the same entities (the project's extracted functions, m
 classes, text = source):
 
 - ``bm25s``: plain bm25s (English stopwords, Snowball stemmer) over the entity texts;
-- ``bm25s+analysis``: bm25s over the project's own analysis (``memory/lexical.py`` tokens, each
-  field repeated by its column weight), to compare the ranking engines on equal tokens;
+- ``bm25s+analysis``: bm25s over the project's own analysis (``memory/store/lexical.py``
+  tokens, each field repeated by its column weight), to compare the ranking engines on equal
+  tokens;
 - ``bm25s+minilm``: bm25s and all-MiniLM-L6-v2 cosine, top 100 each, reciprocal-rank fusion;
 - ``project``: ``CodeMemorySystem`` with its offline defaults, ``candidates(query)``;
 - ``project+dumb``: the same with the Cat's default DumbEmbedder (re-implemented);
@@ -43,8 +44,8 @@ from typing import Any
 import numpy as np
 
 from ..memory.codebase import CodeMemorySystem
-from ..memory.lexical import COLUMN_WEIGHTS, document_fields, lexical_query
-from ..memory.retrieval import reciprocal_rank_fusion
+from ..memory.store.lexical import COLUMN_WEIGHTS, document_fields, lexical_query
+from ..memory.store.primitives import reciprocal_rank_fusion
 from .retrieval_corpus import Corpus, Query, prepare
 from .retrieval_embedders import DumbEmbedder, MiniLMEmbedder
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..memory.embedding import HashingEmbedder
-from ..memory.store import MemoryStore
-from ..memory.store_integrity import QUICK_CHECK_MAX_BYTES, header_problem
+from ..memory.retrieval.embedding import HashingEmbedder
+from ..memory.store.integrity import QUICK_CHECK_MAX_BYTES, header_problem
+from ..memory.store.memory_store import MemoryStore
 from ..memory.system import MemorySystem
 from .timing import median_ms
 

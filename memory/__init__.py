@@ -22,13 +22,13 @@ _EXPORTS: dict[str, str] = {
     "ScoredMemory": ".system",
     "Candidate": ".system",
     "SyncMemorySystem": ".sync",
-    "HashingEmbedder": ".embedding",
+    "HashingEmbedder": ".retrieval.embedding",
     # code memory (seed 004 / GitMemory)
     "CodeMemorySystem": ".codebase",
     "CodeContext": ".codebase",
-    "CatVectorSink": ".vector_sink",
-    "NamedEmbedder": ".vector_sink",
-    "is_code_point": ".vector_sink",
+    "CatVectorSink": ".codeindex.vector_sink",
+    "NamedEmbedder": ".codeindex.vector_sink",
+    "is_code_point": ".codeindex.vector_sink",
     # episodic memory (seed 000 CommitIndex)
     "CommitIndex": ".commits",
     "CommitInfo": ".commits",

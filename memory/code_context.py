@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .store_support import JSONDict
+from .store.support import JSONDict
 
 CODE_ENTITY = "code_entity"
 DOCUMENTATION = "documentation"

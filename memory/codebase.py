@@ -3,9 +3,10 @@
 A ``CodeMemorySystem`` IS a ``MemorySystem``: code entities, documentation and debugging sessions
 are ordinary memories in the same store, so ``get_memory``/``update_memory``/``delete_memory``
 and the bounded hybrid + LLM-scored retrieval all apply. What this class adds: incremental
-indexing (``code_index``), a manifest (``code_manifest``), dependency and recency boosts applied
-after LLM scoring, a code-aware prompt, and an optional vector sink (the Cat's declarative
-collection) that receives a copy of every entity vector and is repaired when wiped.
+indexing (``codeindex.indexer``), a manifest (``codeindex.manifest``), dependency and recency
+boosts applied after LLM scoring, a code-aware prompt, and an optional vector sink (the Cat's
+declarative collection) that receives what the sink mode says (entities, file outlines or
+nothing) and is repaired when wiped.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ from .code_context import (
     require_text,
     search_text,
 )
-from .code_focus import Boosts, CodeFocus
-from .code_index import (
+from .codeindex.indexer import (
     IndexProgress,
     IndexReport,
     LabelFn,
@@ -40,9 +40,10 @@ from .code_index import (
     RepositoryIndexer,
     WalkedFile,
 )
-from .code_manifest import CodeManifest
-from .code_sink import Payload, SinkMode, SinkSync, SyncResult
-from .code_walk import (
+from .codeindex.manifest import CodeManifest
+from .codeindex.sink_sync import Payload, SinkMode, SinkSync, SyncResult
+from .codeindex.vector_sink import VectorSink
+from .codeindex.walk import (
     ExtractorFn,
     WalkerFn,
     checked_dir,
@@ -51,15 +52,15 @@ from .code_walk import (
     locate_file,
     walk_single,
 )
-from .embedding import Vectors
-from .lexical import query_tokens
 from .query_prompt import PrimaryFn, ask_primary, code_query_prompt, score_label
-from .recency import RecencyTracker
-from .results import Candidate, ScoredMemory
-from .store import MemoryRecord
-from .store_support import Filters, JSONDict
+from .retrieval.code_focus import Boosts, CodeFocus
+from .retrieval.embedding import Vectors
+from .retrieval.recency import RecencyTracker
+from .retrieval.results import Candidate, ScoredMemory
+from .store.lexical import query_tokens
+from .store.memory_store import MemoryRecord
+from .store.support import Filters, JSONDict
 from .system import MemorySystem
-from .vector_sink import VectorSink
 
 MAX_CANDIDATE_CHARS = 4000
 
@@ -70,7 +71,7 @@ class CodeMemorySystem(MemorySystem):
     Constructor parameters are the seed's, in its order. Keyword-only extras: ``embedder``
     (default ``HashingEmbedder``; in the Cat pass ``cat.embedder``), ``vector_sink`` (e.g.
     ``CatVectorSink(cat.memory.vectors.declarative)``), ``sink_mode`` (what the sink
-    receives: ``entities``, ``files``, ``none`` or ``auto``; see ``code_sink.SinkMode``),
+    receives: ``entities``, ``files``, ``none`` or ``auto``; see ``codeindex.sink_sync.SinkMode``),
     ``repository_id`` (fixed id for the indexed repository; default derived from its path),
     ``max_file_bytes``, ``walker`` / ``extractor`` (defaults: the extraction package's safe
     walker and crash-contained worker pool), ``workers`` (pool size) and any ``MemorySystem``

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from ..llm.templates import DATA_RULE, data_block, data_blocks
 from .prompts import render
-from .results import ScoredMemory
+from .retrieval.results import ScoredMemory
 
 NO_MEMORIES = "(no relevant memories)"
 

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from .results import Candidate, ScoredMemory
-from .store_support import Filters, JSONDict
+from .retrieval.results import Candidate, ScoredMemory
+from .store.support import Filters, JSONDict
 from .system import MemorySystem
 
 T = TypeVar("T")

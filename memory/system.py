@@ -21,17 +21,30 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from .dense import DenseStage, EmbedderFailed
-from .embedding import Embedder, HashingEmbedder, Vectors, as_matrix
 from .errors import StoreCorrupt
-from .lexical import lexical_query
-from .listwise import LISTWISE_VERSION, score_listwise_chunks
 from .query_prompt import PrimaryFn, ask_primary, general_query_prompt, memory_item, numbered
-from .results import Candidate, ScoredMemory
-from .retrieval import reciprocal_rank_fusion
-from .scoring import SCORER_VERSION, RetryPolicy, ScoreOutcome, build_scoring_prompt, score_all
-from .store import MemoryRecord, MemoryStore, NewRow, canonical_json, content_hash, utc_now
-from .store_support import Filters, JSONDict
+from .retrieval.dense import DenseStage, EmbedderFailed
+from .retrieval.embedding import Embedder, HashingEmbedder, Vectors, as_matrix
+from .retrieval.listwise import LISTWISE_VERSION, score_listwise_chunks
+from .retrieval.results import Candidate, ScoredMemory
+from .retrieval.scoring import (
+    SCORER_VERSION,
+    RetryPolicy,
+    ScoreOutcome,
+    build_scoring_prompt,
+    score_all,
+)
+from .store.lexical import lexical_query
+from .store.memory_store import (
+    MemoryRecord,
+    MemoryStore,
+    NewRow,
+    canonical_json,
+    content_hash,
+    utc_now,
+)
+from .store.primitives import reciprocal_rank_fusion
+from .store.support import Filters, JSONDict
 from .system_config import (
     ParsedItem,
     RetrievalConfig,

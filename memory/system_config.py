@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .store_support import Metadata
+from .store.support import Metadata
 
 SCORING_MODES = ("listwise", "pointwise")
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import IO
 
-from ..code_index import WalkedFile
+from ..codeindex.indexer import WalkedFile
 from ..errors import CodeMemoryError
 from ..extract.walker import OK, ReadResult
 from .docs import docs_language

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 
 from ..code_context import DOCUMENTATION, SOURCE_ENTITY
-from ..code_walk import ExtractorFn
+from ..codeindex.walk import ExtractorFn
 from ..extract.entities import INDEXED, CodeEntity, FileExtraction
 from .docs import docs_language, extract_docs
 from .public import PublicSurface, surface_entities

@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..code_index import IndexProgress, IndexReport, WalkedFile
 from ..codebase import CodeMemorySystem
+from ..codeindex.indexer import IndexProgress, IndexReport, WalkedFile
 from ..errors import CodeMemoryError
-from ..repo_root import check_repository_root
+from ..repository.root import check_repository_root
 from .api_facts import ModuleFact, read_module, with_runtime
 from .api_lookup import ApiTable
 from .archives import ArchiveLimits

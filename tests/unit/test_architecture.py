@@ -195,3 +195,42 @@ def test_package_inits_survive_the_cats_second_import_as_plain_modules():
             del sys.modules[name]
         for export in getattr(module, "__all__", []):
             assert export in members, f"{rel}: {export} did not resolve"
+
+
+#: Packages of ``memory/`` documented by one row for the whole folder in docs/architecture.md.
+FOLDER_ROWS = {"extract", "sources", "commits"}
+
+
+def _architecture_sections() -> dict[str, str]:
+    """docs/architecture.md split by its ``## `pkg/` `` headings (glue under "")."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    sections, name = {"": ""}, ""
+    for line in text.splitlines():
+        if line.startswith("## `") and "/`" in line:
+            name = line.split("`")[1].rstrip("/")
+            sections[name] = ""
+        sections[name] += line + "\n"
+    return sections
+
+
+@pytest.mark.parametrize("core", ["memory", "codegen", "llm"])
+def test_architecture_doc_names_every_module_and_no_stale_one(core):
+    """docs/architecture.md is the map of the tree: each module of a core has a row (a
+    package of ``FOLDER_ROWS`` one row for the folder), and every path a row names exists."""
+    section = _architecture_sections()[core]
+    named = {part for part in section.split("`") if part.endswith((".py", "/"))}
+    missing = []
+    for path in sorted((ROOT / core).rglob("*.py")):
+        rel = path.relative_to(ROOT / core)
+        if path.name == "__init__.py" or "__pycache__" in rel.parts:
+            continue
+        if rel.parts[0] in FOLDER_ROWS and len(rel.parts) > 1:
+            if f"{rel.parts[0]}/" not in named:
+                missing.append(f"{rel.parts[0]}/")
+        elif rel.as_posix() not in named:
+            missing.append(rel.as_posix())
+    # memory/'s rows also mention files inside a package by bare name ("`lexical.py`'s fields")
+    checked = [n for n in named if n.endswith(".py") and ("/" in n or core != "memory")]
+    stale = [n for n in checked if not (ROOT / core / n).is_file()]
+    assert not missing, f"docs/architecture.md has no row for {sorted(set(missing))} in {core}/"
+    assert not stale, f"docs/architecture.md names modules that do not exist: {stale}"

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from qdrant_client import QdrantClient
 
 from codemem import environment, runtime
-from codemem.memory.embedding import HashingEmbedder
+from codemem.memory.retrieval.embedding import HashingEmbedder
 from codemem.request_form import CodeRequest
 
 from ..memory.codebase.catlike import CatLikeCollection

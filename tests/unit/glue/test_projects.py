@@ -11,7 +11,7 @@ import pytest
 
 from codemem import runtime
 from codemem.config import PluginConfig, ProjectConfig, RetrievalTuning
-from codemem.memory.store import StoreClosed
+from codemem.memory.store.memory_store import StoreClosed
 from codemem.settings import PluginSettings
 
 from .glue_support import make_cat, other_user, settings_of

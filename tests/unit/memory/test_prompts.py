@@ -13,11 +13,11 @@ from codemem.llm.retry import retry_prompt
 from codemem.llm.templates import DATA_RULE
 from codemem.memory.code_context import CODE_ENTITY, CodeContext, render_context
 from codemem.memory.codebase import CodeMemorySystem
-from codemem.memory.listwise import build_list_prompt
 from codemem.memory.prompts import TEMPLATES, render
 from codemem.memory.query_prompt import code_query_prompt, general_query_prompt, memory_item
-from codemem.memory.results import ScoredMemory
-from codemem.memory.scoring import build_scoring_prompt
+from codemem.memory.retrieval.listwise import build_list_prompt
+from codemem.memory.retrieval.results import ScoredMemory
+from codemem.memory.retrieval.scoring import build_scoring_prompt
 from codemem.memory.system import MemorySystem
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "prompts"

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from codemem.memory.errors import UnsafeInput
-from codemem.memory.repo_root import check_repository_root
+from codemem.memory.repository.root import check_repository_root
 
 
 def test_a_project_folder_is_accepted_and_resolved(tmp_path):

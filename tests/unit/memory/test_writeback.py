@@ -7,9 +7,9 @@ import stat
 
 import pytest
 
-from codemem.memory import safe_fs
 from codemem.memory.errors import UnsafeInput
-from codemem.memory.writeback import WriteBackRefused, write_back
+from codemem.memory.repository import safe_fs
+from codemem.memory.repository.writeback import WriteBackRefused, write_back
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory.writeback import WriteBackRefused, write_back
+from codemem.memory.repository.writeback import WriteBackRefused, write_back
 
 FORK = multiprocessing.get_context("fork")
 FILES = [f"a{n}.py" for n in range(6)] + ["pkg/mod.py"]
@@ -175,7 +175,7 @@ def test_without_flock_on_folders_a_lock_file_serialises_this_host(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Some network mounts refuse ``flock`` on a folder: the apply lock falls back to a lock
     file in the system temp folder, and applies still take turns."""
-    from codemem.memory import writeback
+    from codemem.memory.repository import writeback
 
     real = writeback.flock_within
 

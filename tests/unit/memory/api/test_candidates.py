@@ -7,8 +7,8 @@ import asyncio
 import numpy as np
 import pytest
 
-from codemem.memory.embedding import VectorIndex
-from codemem.memory.retrieval import MAX_FILTER_DEPTH, compile_filter
+from codemem.memory.retrieval.embedding import VectorIndex
+from codemem.memory.store.primitives import MAX_FILTER_DEPTH, compile_filter
 
 from .helpers import async_llm, make_system, memories_of
 

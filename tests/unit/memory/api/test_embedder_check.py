@@ -1,4 +1,5 @@
-"""Which embedders drive the dense ranking (memory/embedder_check.py), and what that changes."""
+"""Which embedders drive the dense ranking (memory/retrieval/embedder_check.py), and what
+that changes."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import numpy as np
 import pytest
 
 from codemem.bench.retrieval_embedders import DumbEmbedder
-from codemem.memory.embedder_check import PROBE, Verdict, judge, known_weak, probe
-from codemem.memory.embedding import HashingEmbedder
-from codemem.memory.lexical import tokens
-from codemem.memory.vector_sink import NamedEmbedder
+from codemem.memory.codeindex.vector_sink import NamedEmbedder
+from codemem.memory.retrieval.embedder_check import PROBE, Verdict, judge, known_weak, probe
+from codemem.memory.retrieval.embedding import HashingEmbedder
+from codemem.memory.store.lexical import tokens
 
 from .helpers import async_llm, make_system
 
@@ -165,7 +166,7 @@ class FlakyEmbedder(TopicEmbedder):
 
 
 def test_a_probe_that_could_not_run_is_retried_not_remembered(tmp_path, monkeypatch):
-    from codemem.memory import dense
+    from codemem.memory.retrieval import dense
 
     embedder = FlakyEmbedder()
     embedder.dimension = len(TOPICS)

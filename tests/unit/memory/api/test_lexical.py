@@ -1,10 +1,10 @@
-"""Code-aware lexical analysis (memory/lexical.py): tokens, outlines, FTS5 fields."""
+"""Code-aware lexical analysis (memory/store/lexical.py): tokens, outlines, FTS5 fields."""
 
 from __future__ import annotations
 
 import pytest
 
-from codemem.memory.lexical import (
+from codemem.memory.store.lexical import (
     COLUMN_WEIGHTS,
     COLUMNS,
     MAX_PHRASE_TOKENS,
@@ -17,7 +17,7 @@ from codemem.memory.lexical import (
     tokens,
     with_container_prior,
 )
-from codemem.memory.store import MemoryStore, NewRow, canonical_json, content_hash
+from codemem.memory.store.memory_store import MemoryStore, NewRow, canonical_json, content_hash
 
 
 def test_identifiers_add_their_parts_and_everything_is_stemmed():
@@ -114,8 +114,8 @@ def test_the_container_prior_lowers_classes_only():
 def test_without_a_stemmer_library_the_error_says_what_to_install(monkeypatch):
     import sys
 
-    from codemem.memory import lexical
     from codemem.memory.errors import BackendUnavailable
+    from codemem.memory.store import lexical
 
     monkeypatch.setitem(sys.modules, "Stemmer", None)  # import fails
     monkeypatch.setitem(sys.modules, "snowballstemmer", None)

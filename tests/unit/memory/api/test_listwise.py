@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from codemem.memory.listwise import build_list_prompt, score_listwise
-from codemem.memory.scoring import RetryPolicy
+from codemem.memory.retrieval.listwise import build_list_prompt, score_listwise
+from codemem.memory.retrieval.scoring import RetryPolicy
 
 from ....fakes import AsyncScriptedLLM, scoring_blocks
 from .helpers import FakeSleep, async_llm, make_system

@@ -1,4 +1,5 @@
-"""Score replies as reply models (memory/score_replies.py): pointwise and listwise answers."""
+"""Score replies as reply models (memory/retrieval/score_replies.py): pointwise and
+listwise answers."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from codemem.llm.errors import ReplyRefused
 from codemem.llm.reader import read_reply
-from codemem.memory.score_replies import list_spec, normalise_id, score_spec
+from codemem.memory.retrieval.score_replies import list_spec, normalise_id, score_spec
 
 
 @pytest.mark.parametrize(("reply", "score", "reason"), [

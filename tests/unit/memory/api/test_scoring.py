@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from codemem.memory.scoring import (
+from codemem.memory.retrieval.scoring import (
     RetryPolicy,
     ScoreReplyError,
     build_scoring_prompt,

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from codemem.memory.errors import StoreError
-from codemem.memory.lexical import LEXICAL_VERSION, query_tokens
-from codemem.memory.store import (
+from codemem.memory.store.lexical import LEXICAL_VERSION, query_tokens
+from codemem.memory.store.memory_store import (
     MemoryStore,
     NewRow,
     canonical_json,
@@ -18,7 +18,7 @@ from codemem.memory.store import (
     journal_mode_for,
     utc_now,
 )
-from codemem.memory.store_schema import MIGRATIONS, SCHEMA_VERSION
+from codemem.memory.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 MOUNTINFO = """\
 22 27 0:21 / /proc rw,relatime - proc proc rw

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory import store_integrity
 from codemem.memory.errors import StoreCorrupt, StoreError
+from codemem.memory.store import integrity as store_integrity
 from codemem.memory.system import MemorySystem
 
 from ..damage import digest, kept_aside, scribble_over_table

@@ -1,18 +1,18 @@
-"""The FTS5 candidate index (memory/store_lexical.py) over a real store's SQLite file."""
+"""The FTS5 candidate index (memory/store/fts.py) over a real store's SQLite file."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from codemem.memory.lexical import LEXICAL_VERSION, lexical_query
-from codemem.memory.store import MemoryStore, NewRow, canonical_json, content_hash
-from codemem.memory.store_lexical import (
+from codemem.memory.store.fts import (
     match_expression,
     meta_value,
     rebuild_batch,
     search,
     start_rebuild,
 )
+from codemem.memory.store.lexical import LEXICAL_VERSION, lexical_query
+from codemem.memory.store.memory_store import MemoryStore, NewRow, canonical_json, content_hash
 
 TEXTS = [("def parse_headers(raw): split the HTTP headers", {"kind": "function"}),
          ("class HeaderParser: parses headers", {"kind": "class"}),

@@ -1,4 +1,4 @@
-"""Pure store helpers (memory/store_support.py): timestamps, canonical JSON, hashes, mounts."""
+"""Pure store helpers (memory/store/support.py): timestamps, canonical JSON, hashes, mounts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from codemem.memory.store_support import canonical_json, content_hash, journal_mode_for, utc_now
+from codemem.memory.store.support import canonical_json, content_hash, journal_mode_for, utc_now
 
 MOUNTS = ("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
           "40 22 0:50 / /mnt/share rw - nfs4 server:/export rw\n"

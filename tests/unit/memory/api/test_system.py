@@ -11,7 +11,7 @@ import pytest
 
 from codemem import memory as memory_pkg
 from codemem.llm.templates import DATA_RULE
-from codemem.memory.store import StoreClosed
+from codemem.memory.store.memory_store import StoreClosed
 from codemem.memory.system import MemorySystem, ScoredMemory
 
 from .helpers import FakeSleep, async_llm, make_system

@@ -7,9 +7,9 @@ import os
 import threading
 from collections.abc import Iterable
 
-from codemem.memory.code_walk import PoolExtractor
 from codemem.memory.codebase import CodeMemorySystem
-from codemem.memory.embedding import HashingEmbedder
+from codemem.memory.codeindex.walk import PoolExtractor
+from codemem.memory.retrieval.embedding import HashingEmbedder
 
 from ....fakes import AsyncFunctionLLM, keyword_scorer
 

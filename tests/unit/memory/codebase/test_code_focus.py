@@ -1,4 +1,5 @@
-"""CodeFocus (memory/code_focus.py): locating the current file, boosts, file-hash cache keys."""
+"""CodeFocus (memory/retrieval/code_focus.py): locating the current file, boosts, file-hash
+cache keys."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import os
 import time
 
 from codemem.memory.code_context import CodeContext
-from codemem.memory.code_focus import Boosts, CodeFocus
-from codemem.memory.dependencies import CALLED
-from codemem.memory.recency import RecencyTracker
-from codemem.memory.results import ScoredMemory
+from codemem.memory.retrieval.code_focus import Boosts, CodeFocus
+from codemem.memory.retrieval.dependencies import CALLED
+from codemem.memory.retrieval.recency import RecencyTracker
+from codemem.memory.retrieval.results import ScoredMemory
 
 from .sinkworld import REPO, World
 

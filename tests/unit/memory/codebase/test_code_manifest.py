@@ -1,4 +1,4 @@
-"""CodeManifest (memory/code_manifest.py) on a real SQLite file: rows in, rows out."""
+"""CodeManifest (memory/codeindex/manifest.py) on a real SQLite file: rows in, rows out."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from codemem.memory.code_manifest import CodeManifest, EntityRow, FileRow
+from codemem.memory.codeindex.manifest import CodeManifest, EntityRow, FileRow
 from codemem.memory.errors import StoreError
 
 from .sinkworld import REPO, World

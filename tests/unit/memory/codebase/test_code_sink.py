@@ -1,9 +1,10 @@
-"""SinkSync (memory/code_sink.py) against a real local Qdrant shaped like the Cat's collection."""
+"""SinkSync (memory/codeindex/sink_sync.py) against a real local Qdrant shaped like the Cat's
+collection."""
 
 from __future__ import annotations
 
-from codemem.memory.code_sink import DIRTY, SinkMode, SinkSync, sink_label
-from codemem.memory.file_points import FILE_KIND, file_point_id
+from codemem.memory.codeindex.file_points import FILE_KIND, file_point_id
+from codemem.memory.codeindex.sink_sync import DIRTY, SinkMode, SinkSync, sink_label
 
 from .sinkworld import DIM, EMBEDDER, REPO, World, cat_sink, payload_kinds, point_ids
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory import store_integrity
 from codemem.memory.errors import StoreCorrupt
+from codemem.memory.store import integrity as store_integrity
 
 from ..damage import digest, kept_aside, scribble_over_table
 from .helpers import SAMPLE, make_system, write_tree

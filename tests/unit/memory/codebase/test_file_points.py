@@ -1,15 +1,15 @@
-"""File points (memory/file_points.py): one outline per file for the Cat's collection."""
+"""File points (memory/codeindex/file_points.py): one outline per file for the Cat's collection."""
 
 from __future__ import annotations
 
-from codemem.memory.file_points import (
+from codemem.memory.codeindex.file_points import (
     FILE_KIND,
     MAX_OUTLINE_CHARS,
     file_metadata,
     file_outline,
     file_point_id,
 )
-from codemem.memory.vector_sink import MARKER_KEY, point_id
+from codemem.memory.codeindex.vector_sink import MARKER_KEY, point_id
 
 from .sinkworld import ENTITIES, REPO, metadata
 

@@ -9,7 +9,13 @@ import pytest
 from qdrant_client import QdrantClient
 
 from codemem.memory.code_context import CodeContext, describe, render_context
-from codemem.memory.dependencies import (
+from codemem.memory.codeindex.vector_sink import (
+    CatVectorSink,
+    NamedEmbedder,
+    SinkPoint,
+    payload_metadata,
+)
+from codemem.memory.retrieval.dependencies import (
     CALLED,
     CALLS_IN,
     IMPORTED,
@@ -17,8 +23,7 @@ from codemem.memory.dependencies import (
     module_of,
     resolve_import,
 )
-from codemem.memory.embedding import HashingEmbedder
-from codemem.memory.vector_sink import CatVectorSink, NamedEmbedder, SinkPoint, payload_metadata
+from codemem.memory.retrieval.embedding import HashingEmbedder
 
 from .catlike import CatLikeCollection
 from .helpers import make_system

@@ -8,7 +8,7 @@ import uuid
 import pytest
 from qdrant_client import QdrantClient
 
-from codemem.memory.vector_sink import (
+from codemem.memory.codeindex.vector_sink import (
     MARKER_KEY,
     CatVectorSink,
     VectorSpaceMismatch,

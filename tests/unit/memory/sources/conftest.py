@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.memory.code_walk import PoolExtractor
+from codemem.memory.codeindex.walk import PoolExtractor
 
 
 @pytest.fixture(scope="session")

@@ -11,8 +11,8 @@ import sys
 import pytest
 from qdrant_client import QdrantClient
 
+from codemem.memory.codeindex.vector_sink import CatVectorSink
 from codemem.memory.sources import AssociativeMemory, FolderSource, PipSource, SourceOptions
-from codemem.memory.vector_sink import CatVectorSink
 
 from ..codebase.catlike import CatLikeCollection
 from ..codebase.helpers import CountingExtractor, make_system, write_tree

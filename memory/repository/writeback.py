@@ -25,9 +25,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .commits.names import check_path
-from .errors import CodeMemoryError, UnsafeInput
-from .oslocks import flock_within
+from ..commits.names import check_path
+from ..errors import CodeMemoryError, UnsafeInput
+from ..oslocks import flock_within
 from .safe_fs import NEW_FILE_MODE, FolderTree, read_file, remove_file, replace_file
 
 #: Seconds an apply waits for another apply on the same repository before it is refused.

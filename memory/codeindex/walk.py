@@ -12,13 +12,13 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from .code_index import ExtractorFn as ExtractorFn  # re-exported: the seam is named here too
-from .code_index import WalkedFile
+from .indexer import ExtractorFn as ExtractorFn  # re-exported: the seam is named here too
+from .indexer import WalkedFile
 
 if TYPE_CHECKING:  # the extraction package loads when first used
-    from .extract.entities import FileExtraction
-    from .extract.pool import ExtractionPool
-    from .extract.walker import FileEntry
+    from ..extract.entities import FileExtraction
+    from ..extract.pool import ExtractionPool
+    from ..extract.walker import FileEntry
 
 WalkerFn = Callable[[str, list[str], bool, int], Iterable[WalkedFile]]
 """``(root, exclude_patterns, recursive, max_file_bytes) -> walked files``."""
@@ -42,7 +42,7 @@ def default_walker(root: str, exclude: list[str], recursive: bool, max_file_byte
 
     ``include`` globs and ``languages`` narrow the walk further (a ``WalkerFn`` binds them).
     """
-    from .extract.walker import walk_repository
+    from ..extract.walker import walk_repository
 
     for entry in walk_repository(root, include=include, exclude=exclude, languages=languages,
                                  recursive=recursive, max_file_bytes=max_file_bytes):
@@ -66,8 +66,8 @@ def locate_file(file_path: str, roots: Iterable[str]) -> tuple[str, str]:
     """``(root, relative path)`` of a file to index alone: under the deepest known root,
     else under the working directory, else its own folder. Raises for a missing or
     unsupported file."""
-    from .extract.languages import detect_language
-    from .extract.walker import printable, undecodable
+    from ..extract.languages import detect_language
+    from ..extract.walker import printable, undecodable
 
     if not isinstance(file_path, (str, os.PathLike)) or not str(file_path):
         raise ValueError("file_path must be a non-empty path")
@@ -100,7 +100,7 @@ class PoolExtractor:
 
     def __call__(self, items: Iterable[tuple[str, bytes]]) -> Iterator[FileExtraction]:
         if self._pool is None:
-            from .extract.pool import ExtractionPool
+            from ..extract.pool import ExtractionPool
 
             self._pool = (ExtractionPool() if self.workers is None
                           else ExtractionPool(workers=self.workers))

@@ -16,12 +16,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..llm.errors import ReplyRefused
-from ..llm.reader import ReplySpec, read_reply
-from ..llm.retry import Exchange, complete
-from ..llm.templates import data_block
-from .errors import CodeMemoryError
-from .prompts import render
+from ...llm.errors import ReplyRefused
+from ...llm.reader import ReplySpec, read_reply
+from ...llm.retry import Exchange, complete
+from ...llm.templates import data_block
+from ..errors import CodeMemoryError
+from ..prompts import render
 from .score_replies import NO_REASON, ScoreReply, score_spec
 
 #: Bump when the prompt changes: it is part of every score-cache key.

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from . import store_integrity as integrity
-from .errors import StoreCorrupt, StoreError
+from ..errors import StoreCorrupt, StoreError
+from . import integrity
+from .fts import index_row, meta_value, rebuild_batch, search, start_rebuild
 from .lexical import LexicalQuery
-from .retrieval import compile_filter
-from .store_lexical import index_row, meta_value, rebuild_batch, search, start_rebuild
-from .store_schema import MIGRATIONS, SCHEMA_VERSION
-from .store_support import (
+from .primitives import compile_filter
+from .schema import MIGRATIONS, SCHEMA_VERSION
+from .support import (
     Filters,
     JSONDict,
     canonical_json,
@@ -129,7 +129,7 @@ class MemoryStore:
         self._file_lock = _file_lock(path)
         self._closed = False
         problem = self._open_checked()
-        #: damage found and repaired: ``damage.notice``, ``damage.listeners`` (store_integrity)
+        #: damage found and repaired: ``damage.notice``, ``damage.listeners`` (``integrity``)
         self.damage = integrity.DamageControl(path, self._lock, lambda: self._conn.close(),
                                               self._open_checked, lost_on_corruption)
         if problem is not None:
@@ -149,7 +149,7 @@ class MemoryStore:
             self._retrying(lambda: self._transaction(self._migrate, "BEGIN IMMEDIATE"))
 
     def _replace_damaged(self, reason: str) -> StoreCorrupt:
-        """Set the damaged file aside and start a new database in place (store_integrity)."""
+        """Set the damaged file aside and start a new database in place (``integrity``)."""
         with self._file_lock, self._lock:
             notice = self.damage.replace(reason, self._identity)
         return self.damage.announce(notice)
@@ -423,7 +423,7 @@ class MemoryStore:
     # -- candidate stages ----------------------------------------------------------------------
     def _ensure_lexical(self) -> None:
         """Build the lexical index after an upgrade or a change of its analysis, in resumable
-        batches (``store_lexical``); other writers may interleave."""
+        batches (``fts``); other writers may interleave."""
         if not self._write(start_rebuild):
             return
         after = 0
@@ -433,7 +433,7 @@ class MemoryStore:
     def lexical(self, query: LexicalQuery | Sequence[str], limit: int,
                 filters: Filters | None = None) -> list[int]:
         """Seqs of the best matches for ``query`` (``lexical.lexical_query``, or analysed
-        tokens), restricted by ``filters``; see ``store_lexical.search``."""
+        tokens), restricted by ``filters``; see ``fts.search``."""
         return self._read(lambda c: search(c, query, limit, filters))
 
     def vectors(self, embedder: str,

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
-from .errors import BackendUnavailable
-from .retrieval import split_identifier
-from .store_support import Metadata
+from ..errors import BackendUnavailable
+from .primitives import split_identifier
+from .support import Metadata
 
 LEXICAL_VERSION = "code-fields-1"
 

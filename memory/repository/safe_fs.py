@@ -16,7 +16,7 @@ import secrets
 import stat
 from types import TracebackType
 
-from .errors import UnsafeInput
+from ..errors import UnsafeInput
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC

@@ -12,7 +12,7 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .store_support import Metadata
+from ..store.support import Metadata
 
 IMPORTED = "imported by the current file"
 CALLED = "called by the current file"

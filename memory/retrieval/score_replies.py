@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError, ValidationInfo, field_validator
 
-from ..llm.coerce import as_unit_score, squash
-from ..llm.errors import ReplyRefused
-from ..llm.reader import ReadContext, ReplySpec, model_spec
-from ..llm.schema import ReplyModel, describe_error
+from ...llm.coerce import as_unit_score, squash
+from ...llm.errors import ReplyRefused
+from ...llm.reader import ReadContext, ReplySpec, model_spec
+from ...llm.schema import ReplyModel, describe_error
 
 NO_REASON = "(no reason given)"
 

@@ -13,12 +13,12 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from .code_context import CODE_ENTITY, CodeContext
-from .code_manifest import CodeManifest
+from ..code_context import CODE_ENTITY, CodeContext
+from ..codeindex.manifest import CodeManifest
+from ..store.support import Filters, JSONDict, Metadata
 from .dependencies import DependencyFocus
 from .recency import RecencyTracker
 from .results import ScoredMemory
-from .store_support import Filters, JSONDict, Metadata
 
 #: ``list_memories``: metadata filter -> memories as ``get_memory`` dicts (JSON: hence ``Any``)
 ListFn = Callable[[Filters], list[JSONDict]]

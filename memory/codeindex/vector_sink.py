@@ -19,11 +19,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .errors import CodeMemoryError
-from .store_support import JSONDict, Metadata
+from ..errors import CodeMemoryError
+from ..store.support import JSONDict, Metadata
 
 if TYPE_CHECKING:  # numpy is not needed to import this module
-    from .embedding import Embedder, Vectors
+    from ..retrieval.embedding import Embedder, Vectors
 
 MARKER_KEY = "code_working_memory"
 """Metadata key set to ``True`` on every point this plugin writes."""

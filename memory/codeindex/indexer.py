@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .code_context import CODE_ENTITY
-from .code_manifest import CodeManifest, EntityRow, FileRow
-from .embedding import Vectors
-from .store_support import JSONDict, Metadata
+from ..code_context import CODE_ENTITY
+from ..retrieval.embedding import Vectors
+from ..store.support import JSONDict, Metadata
+from .manifest import CodeManifest, EntityRow, FileRow
 from .vector_sink import point_id
 
 if TYPE_CHECKING:  # the extraction package loads when a file is parsed, not at import
-    from .extract.entities import CodeEntity, FileExtraction
-    from .extract.walker import ReadResult
+    from ..extract.entities import CodeEntity, FileExtraction
+    from ..extract.walker import ReadResult
 
 MAX_TEXT_CHARS = 32_000
 """Entity sources longer than this are truncated in the memory text (the span stays exact)."""
@@ -112,13 +112,13 @@ NewItem = tuple[str, JSONDict, "Vectors | None"]
 #: an entity for the vector sink: its manifest row, text and metadata
 Pushed = tuple[EntityRow, str, Metadata]
 SinkPushFn = Callable[[list[Pushed], list[str], list[str]], None]
-"""``push(pushed, removed point ids, touched paths)`` (``code_sink.SinkSync.pusher``)."""
+"""``push(pushed, removed point ids, touched paths)`` (``sink_sync.SinkSync.pusher``)."""
 #: a changed file waiting to be parsed: walked file, bytes (None: read again later), digest
 _Todo = tuple["WalkedFile", "bytes | None", str]
 
 
 def _read_from_disk(root: str, rel: str, max_bytes: int) -> ReadResult:
-    from .extract.walker import read_file_safely
+    from ..extract.walker import read_file_safely
 
     return read_file_safely(root, rel, max_bytes)
 
@@ -178,7 +178,7 @@ class RepositoryIndexer:
             force: Sequence[str] = ()) -> IndexReport:
         """Index ``walked``; with ``complete`` the walk is the whole repository (so manifest
         files missing from it are deleted); paths in ``force`` are re-parsed even if unchanged."""
-        from .extract.walker import undecodable
+        from ..extract.walker import undecodable
 
         walked = list(walked)
         known = self.manifest.files(self.repo_id, None if complete else
@@ -199,7 +199,7 @@ class RepositoryIndexer:
 
     def _plan_one(self, wf: WalkedFile, old: FileRow | None,
                   todo: list[_Todo], force: Sequence[str]) -> None:
-        from .extract.walker import printable, undecodable
+        from ..extract.walker import printable, undecodable
 
         if wf.status is not None:  # skipped or refused by the walker: report, forget entities
             self._not_indexed(wf.path, wf.status, old)
@@ -215,7 +215,7 @@ class RepositoryIndexer:
         if read.data is None:
             self._not_indexed(wf.path, read.status, old)
             return
-        from .extract.entities import sha256_hex
+        from ..extract.entities import sha256_hex
 
         digest = sha256_hex(read.data)
         if old is not None and old.file_hash == digest and wf.path not in force:
@@ -323,7 +323,7 @@ class RepositoryIndexer:
 
         Runs on the extractor's feeder thread: it only reads, and reports vanished files in
         ``vanished`` for the indexing thread to handle."""
-        from .extract.entities import sha256_hex
+        from ..extract.entities import sha256_hex
 
         for wf, _, _ in todo:
             read = self.read(self.root, wf.path, self.max_file_bytes)

@@ -19,8 +19,8 @@ from .lexical import (
     document_fields,
     with_container_prior,
 )
-from .retrieval import compile_filter, fts_match_expression
-from .store_support import Filters
+from .primitives import compile_filter, fts_match_expression
+from .support import Filters
 
 #: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
 #: Measured on the standard library (19k entities): 5 % / 1,000 cost 0.04 R@10; 15 % / 3,000

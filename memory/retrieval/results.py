@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .store import MemoryRecord
-from .store_support import JSONDict
+from ..store.memory_store import MemoryRecord
+from ..store.support import JSONDict
 
 
 @dataclass(frozen=True)

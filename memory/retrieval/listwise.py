@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from ..llm.errors import ReplyRefused
-from ..llm.reader import read_reply
-from ..llm.templates import data_block
-from .prompts import render
+from ...llm.errors import ReplyRefused
+from ...llm.reader import read_reply
+from ...llm.templates import data_block
+from ..prompts import render
 from .score_replies import ListRead, list_spec
 from .scoring import LLMFn, RetryPolicy, ScoreOutcome, SleepFn, as_score, call_model, failure
 

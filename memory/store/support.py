@@ -1,6 +1,6 @@
 """Pure helpers of the SQLite store: timestamps, canonical metadata, content hashes, mounts.
 
-Kept apart from ``store.py`` so they can be tested (and reused) without a database.
+Kept apart from ``memory_store.py`` so they can be tested (and reused) without a database.
 """
 
 from __future__ import annotations

@@ -24,11 +24,11 @@ from enum import Enum
 
 import numpy as np
 
-from .code_index import Pushed, SinkPushFn
-from .code_manifest import CodeManifest, EntityRow
-from .embedding import Vectors
+from ..retrieval.embedding import Vectors
+from ..store.support import Metadata
 from .file_points import file_metadata, file_outline, file_point_id
-from .store_support import Metadata
+from .indexer import Pushed, SinkPushFn
+from .manifest import CodeManifest, EntityRow
 from .vector_sink import SinkPoint, VectorSink, VectorSpaceMismatch, payload_metadata
 
 #: ``sink_count`` while a push is under way: a crash in between forces a full re-push.

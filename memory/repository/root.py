@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from .errors import UnsafeInput
+from ..errors import UnsafeInput
 
 #: System trees never indexed, whatever the settings say.
 SYSTEM_ROOTS = ("/", "/proc", "/sys", "/dev", "/etc", "/boot", "/bin", "/sbin", "/lib",

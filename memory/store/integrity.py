@@ -29,8 +29,8 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .errors import StoreCorrupt, StoreError
-from .oslocks import flock_within
+from ..errors import StoreCorrupt, StoreError
+from ..oslocks import flock_within
 
 log = logging.getLogger(__name__)
 

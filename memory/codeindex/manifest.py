@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
-from .errors import StoreCorrupt, StoreError
-from .store_integrity import DamageControl, is_corruption
+from ..errors import StoreCorrupt, StoreError
+from ..store.integrity import DamageControl, is_corruption
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS code_repos (
@@ -84,7 +84,7 @@ class EntityRow:
 DamageHandler = Callable[[sqlite3.Error], Exception]
 """Called with a corruption error met here; replaces the database file and returns the error to
 raise (``MemoryStore.damage_found``: the manifest shares the memories' file, and its connection
-is closed and reopened with the store's, ``store_integrity``)."""
+is closed and reopened with the store's, ``store.integrity``)."""
 
 
 class CodeManifest:

@@ -49,7 +49,7 @@ MIGRATIONS: list[tuple[int, list[str]]] = [
         "CREATE VIRTUAL TABLE memories_vocab USING fts5vocab (memories_fts, 'row')",
     ]),
     (3, [
-        # Code-aware fields (memory/lexical.py), filled by the store from Python because the
+        # Code-aware fields (memory/store/lexical.py), filled by the store from Python because the
         # tokens (identifier parts, stems, operators) are computed there; the old index is
         # dropped. The tokenizer only splits the space-separated tokens it is given.
         "DROP TABLE memories_vocab",

@@ -13,7 +13,7 @@ import hashlib
 import uuid
 from collections.abc import Sequence
 
-from .store_support import JSONDict, Metadata
+from ..store.support import JSONDict, Metadata
 from .vector_sink import MARKER_KEY, SOURCE_PREFIX
 
 #: The outline stops after this many characters (embedders truncate long inputs anyway).
