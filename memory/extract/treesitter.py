@@ -81,8 +81,17 @@ def _js_declarator(node: Node, data: bytes) -> _Named | None:
 
 
 def _js_field(node: Node, data: bytes) -> _Named | None:
+    """A class field holding a function (``handle = () => ...``): a method."""
+    return _field_function(node, data, "property")
+
+
+def _ts_field(node: Node, data: bytes) -> _Named | None:
+    return _field_function(node, data, "name")
+
+
+def _field_function(node: Node, data: bytes, name_field: str) -> _Named | None:
     value = node.child_by_field_name("value")
-    prop = node.child_by_field_name("property")
+    prop = node.child_by_field_name(name_field)
     if value is None or prop is None or value.type not in _JS_FUNCTIONS:
         return None
     return _Named(_text(data, prop), body=value.child_by_field_name("body"))
@@ -188,6 +197,7 @@ _RESOLVERS: dict[str, Callable[[Node, bytes], _Named | None]] = {
     "optional_name": _optional_name,
     "js_declarator": _js_declarator,
     "js_field": _js_field,
+    "ts_field": _ts_field,
     "c_declarator": _c_declarator,
     "c_tag": _c_tag,
     "c_typedef": _c_typedef,

@@ -54,6 +54,8 @@ _JS: dict[str, Rule] = {
 
 _TS: dict[str, Rule] = {
     **_JS,
+    # TypeScript's grammar names a class field ``public_field_definition`` (field ``name``)
+    "public_field_definition": _fn("method", name="ts_field"),
     "abstract_class_declaration": _box("class"),
     "interface_declaration": _box("interface"),
     "enum_declaration": _box("enum"),

@@ -15,6 +15,12 @@ CASES = {
          ("constructor", "Box.constructor", 3, 3, "constructor(n)", "Box"),
          ("method", "Box.get", 4, 4, "get = () =>", "Box"),
          ("method", "Box.size", 5, 5, "size()", "Box")]),
+    "typescript": (  # TypeScript names a class field public_field_definition
+        "class Box {\n  private n: number = 0;\n  get = (): number => this.n;\n"
+        "  size(): number { return 1; }\n}\n",
+        [("class", "Box", 1, 5, "class Box", None),
+         ("method", "Box.get", 3, 3, "get = (): number =>", "Box"),
+         ("method", "Box.size", 4, 4, "size(): number", "Box")]),
     "cpp": (
         "namespace geo {\nclass Widget {\n public:\n  Widget();\n  ~Widget();\n};\n}\n"
         "Widget::Widget() {}\nWidget::~Widget() {}\n"
