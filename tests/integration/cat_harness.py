@@ -25,6 +25,7 @@ import pathlib
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -373,7 +374,11 @@ def configured(run: CatRun, **settings: Any) -> Iterator[None]:
 
 
 def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
-    """Wait for every indexing thread of the plugin in ``run``'s Cat."""
+    """Wait for every indexing thread of the plugin in ``run``'s Cat (the start-up pass, which
+    opens the project in a thread of its own before it starts indexing, included)."""
+    for thread in threading.enumerate():
+        if thread.name == "codemem-startup":
+            thread.join(timeout)
     for project in run.plugin_module("runtime").REGISTRY.projects():
         if project.indexer is not None:
             project.indexer.join(timeout)

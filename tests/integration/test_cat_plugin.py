@@ -388,6 +388,9 @@ def test_a_configured_repository_is_indexed_when_the_cat_starts(boot_cat, tmp_pa
     with boot_cat(workdir=workdir, settings=settings, keep_plugins_dir=True) as run:
         plugins_name = run.plugins_name  # toggled on at runtime: no after_cat_bootstrap yet
         assert code_points(run) == []
+        saved = run.client.put(f"/plugins/settings/{PLUGIN_ID}",  # every entity, to see them
+                               json={"cat_memory": entities_mode(run)})
+        assert saved.status_code == 200, saved.text
     with boot_cat(workdir=workdir, toggle=False, plugins_name=plugins_name) as run:
         assert_glue_loaded(run)
         cat_harness.wait_for_indexing(run)
