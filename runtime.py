@@ -20,7 +20,7 @@ from typing import Any
 
 from . import history, recall, request_form, sources
 from .codegen.commands import Command, Found, detect_command
-from .codegen.intent import TIE_BREAK_PROMPT, Intent, detect_intent, parse_tie_break
+from .codegen.intent import Intent, detect_intent, parse_tie_break, tie_break_prompt
 from .codegen.replies import is_resume
 from .codegen.sandbox import sandbox_capabilities
 from .codegen.sandbox_protect import SandboxPolicy
@@ -109,7 +109,7 @@ def _route(cat: Any, session: Session, turn: Turn, text: str,
     found = detect_intent(text)
     intent = found.intent
     if intent is Intent.AMBIGUOUS:
-        reply = plugin_llm(TIE_BREAK_PROMPT.format(message=text))
+        reply = plugin_llm(tie_break_prompt(text))
         intent = Intent.CODE_REQUEST if parse_tie_break(reply) else Intent.OTHER
     if intent is Intent.CODE_REQUEST:
         form = form_class(cat)

@@ -9,7 +9,7 @@ an action verb (write, add, implement, change, fix, refactor ... in English, Ita
 Spanish and French, typos forgiven) applied to something made of code (a function, class,
 method, file, a ``snake_case`` or ``dotted.name``, a ``path.py``), not framed as a question. A
 message it cannot place with confidence is ``AMBIGUOUS``: the caller may ask the LLM
-(``TIE_BREAK_PROMPT``), never the only path. Pure functions; no I/O.
+(``tie_break_prompt``), never the only path. Pure functions; no I/O.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from .intent_words import (
     REQUEST_FRAMES,
     REQUEST_VERBS,
 )
+from .prompts import data_block, render
 
 
 class Intent(str, Enum):
@@ -50,7 +51,7 @@ class Intent(str, Enum):
     CODE_REQUEST = "code_request"
     CODE_QUESTION = "code_question"
     OTHER = "other"
-    #: Could be a request; let the LLM decide (``TIE_BREAK_PROMPT``) or treat it as OTHER.
+    #: Could be a request; let the LLM decide (``tie_break_prompt``) or treat it as OTHER.
     AMBIGUOUS = "ambiguous"
 
 
@@ -80,9 +81,10 @@ CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)?)\(\s*[\w ,=*
 IDENT_RE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)?")
 WORD_RE = re.compile(r"[\w']+", re.UNICODE)
 
-TIE_BREAK_PROMPT = (
-    "Does the following chat message ask to write, add, implement, change, fix or refactor "
-    "source code? Answer with one word: yes or no.\n\nMessage: {message}\nAnswer:")
+def tie_break_prompt(message: str) -> str:
+    """The yes/no question for an ``AMBIGUOUS`` message (``prompts`` template ``tie_break``);
+    the message is a data block, so it cannot pose as instructions."""
+    return render("tie_break", message=data_block("message", "user", message))
 
 
 def detect_intent(text: str) -> Detection:

@@ -130,6 +130,15 @@ $tests
 Answer with ONE JSON object and nothing else:
 {"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"]}
 """,
+    "tie_break": """Does the chat message below ask to write, add, implement, change, fix or
+refactor source code?
+$data_rule
+
+Message from the user:
+$message
+
+Answer with one word: yes or no.
+Answer:""",
 }
 
 

@@ -43,7 +43,7 @@ def llm(monkeypatch):
             return scored
         if prompt.startswith("You turn a programming request into META-CODE"):
             return json.dumps(PARSE_ISO)
-        if prompt.startswith("Does the following chat message ask to write"):
+        if prompt.startswith("Does the chat message below ask to write"):
             return "<think>retries are code</think> yes"
         raise AssertionError(f"unexpected prompt: {prompt[:120]}")
 
@@ -107,9 +107,9 @@ def test_an_ambiguous_message_costs_one_tie_break_call(tmp_path, repo, llm):
     cat, _, _ = make_cat(tmp_path, repo)
     reply = say(cat, "implement retries")
     assert "Which file should the code go in?" in reply
-    assert [p.split("\n")[0] for p in llm.prompts] == [
-        "Does the following chat message ask to write, add, implement, change, fix or refactor "
-        "source code? Answer with one word: yes or no."]
+    assert len(llm.prompts) == 1 and llm.prompts[0].startswith(
+        "Does the chat message below ask to write, add, implement, change, fix or\nrefactor")
+    assert "implement retries" in llm.prompts[0]
 
 
 def test_a_form_started_by_the_cat_reads_the_message_itself(tmp_path, repo, llm):
