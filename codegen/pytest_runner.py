@@ -16,7 +16,7 @@ from .ports import SandboxRun
 from .report import ENV_ERROR, FAILED, PASSED, SKIPPED, CheckResult
 from .sandbox import run_in_sandbox
 from .sandbox_protect import SandboxPolicy
-from .sandbox_run import SandboxResult
+from .sandbox_run import RunStatus, SandboxResult
 
 JUNIT = ".codemem-junit.xml"
 #: At most this many per-test results; the rest of the passing tests are summarised.
@@ -52,11 +52,11 @@ def run_tests(files: dict[str, str], test_paths: Collection[str], *, local_modul
     res = sandbox(files, pytest_argv(test_paths, src_root=src_root), timeout_s=timeout_s,
                   memory_mb=memory_mb, collect=(JUNIT,), require=policy)
     xml = res.collected.get(JUNIT, "")
-    if res.status == "timeout":
+    if res.status is RunStatus.TIMEOUT:
         partial = parse_junit(xml, local_modules) if xml else ()
         return partial + (CheckResult("tests", FAILED, f"the test run was stopped after "
                           f"{timeout_s:g} s (endless loop or very slow code?)"),)
-    if res.status == "error":
+    if res.status is RunStatus.ERROR:
         if res.error.startswith("refusing"):
             return (CheckResult("tests", ENV_ERROR, f"tests not run: {res.error}"),)
         return (CheckResult("tests", ENV_ERROR, f"the sandbox could not run pytest: "
@@ -68,7 +68,7 @@ def run_tests(files: dict[str, str], test_paths: Collection[str], *, local_modul
         return (CheckResult("tests", SKIPPED if res.returncode == 5 else FAILED,
                             "no tests were collected" if res.returncode == 5
                             else _tail(res.stdout + res.stderr)),)
-    if res.status == "killed":
+    if res.status is RunStatus.KILLED:
         results += (CheckResult("tests", FAILED, f"pytest was {res.error} (CPU or memory "
                                 "limit?)"),)
     return results
@@ -79,7 +79,7 @@ def _no_report(res: SandboxResult) -> CheckResult:
     text = res.stdout + res.stderr
     if "No module named pytest" in text:
         return CheckResult("tests", ENV_ERROR, "pytest is not installed in the Cat's Python")
-    if res.status == "killed":
+    if res.status is RunStatus.KILLED:
         return CheckResult("tests", FAILED, f"pytest was {res.error} (CPU or memory limit?)")
     if res.returncode in (3, 4) or "Error importing plugin" in text:
         return CheckResult("tests", ENV_ERROR, "pytest could not start (repository config "

@@ -14,6 +14,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import IO, TYPE_CHECKING, Any
 
 from .sandbox_env import hunt_leftovers
@@ -30,14 +31,31 @@ StatusLine = dict[str, Any]
 BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_boot.py")
 
 
+class RunStatus(str, Enum):
+    """How a sandboxed run ended: the one vocabulary of run outcomes (a ``str``, so it compares
+    and serialises as its value)."""
+
+    #: exit status 0
+    OK = "ok"
+    #: a non-zero exit status
+    FAILED = "failed"
+    #: the wall-clock timeout
+    TIMEOUT = "timeout"
+    #: a signal: the CPU or memory limit, or the disk quota
+    KILLED = "killed"
+    #: the sandbox could not or would not run the command (``SandboxResult.error`` says why,
+    #: e.g. a missing protection)
+    ERROR = "error"
+
+    def __str__(self) -> str:  # the value, on every Python (3.12 changed format())
+        return self.value
+
+
 @dataclass(frozen=True)
 class SandboxResult:
     """How one sandboxed run ended; paths inside the temp dir are shown relative to it."""
 
-    #: ``ok`` (exit 0), ``failed`` (exit != 0), ``timeout`` (wall clock), ``killed`` (a signal,
-    #: e.g. the CPU or memory limit, or the disk quota), ``error`` (the sandbox could not or
-    #: would not run the command: ``error`` says why, e.g. a missing protection).
-    status: str
+    status: RunStatus
     returncode: int | None
     stdout: str
     stderr: str
@@ -54,9 +72,12 @@ class SandboxResult:
     #: Largest disk use seen by the quota watcher (bytes).
     disk_peak: int = 0
 
+    def __post_init__(self) -> None:  # a status given as its text ("ok") is read, a typo refused
+        object.__setattr__(self, "status", RunStatus(self.status))
+
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status is RunStatus.OK
 
     def summary(self) -> str:
         """One line without the temp dir path, for logs and LLM feedback."""
@@ -68,8 +89,8 @@ class SandboxResult:
 
 
 def error_result(message: str, protections: Protections | None = None) -> SandboxResult:
-    return SandboxResult(status="error", returncode=None, stdout="", stderr="", duration_s=0.0,
-                         error=message, protections=protections or Protections())
+    return SandboxResult(status=RunStatus.ERROR, returncode=None, stdout="", stderr="",
+                         duration_s=0.0, error=message, protections=protections or Protections())
 
 
 @dataclass(frozen=True)
@@ -212,26 +233,27 @@ def _classify(rc: int | None, readers: tuple[_Reader, _Reader], lines: list[Stat
 
 
 def _status_for(rc: int | None, merged: StatusLine, timed_out: bool,
-                protections: Protections) -> tuple[str, str]:
+                protections: Protections) -> tuple[RunStatus, str]:
     if timed_out:
-        return "timeout", "wall-clock timeout"
+        return RunStatus.TIMEOUT, "wall-clock timeout"
     if merged.get("quota"):
-        return "killed", str(merged["quota"])
+        return RunStatus.KILLED, str(merged["quota"])
     setup = merged.get("setup") or {}
     if setup.get("refused"):
-        return "error", refusal(protections, list(setup["refused"]))
+        return RunStatus.ERROR, refusal(protections, list(setup["refused"]))
     if "setup_error" in merged:
-        return "error", f"the sandbox could not set up its protections: {merged['setup_error']}"
+        return RunStatus.ERROR, ("the sandbox could not set up its protections: "
+                                 f"{merged['setup_error']}")
     if "exec_error" in merged:
-        return "error", f"cannot execute the command: {merged['exec_error']}"
+        return RunStatus.ERROR, f"cannot execute the command: {merged['exec_error']}"
     if not setup:
-        return "error", "the sandbox launcher failed before running the command"
+        return RunStatus.ERROR, "the sandbox launcher failed before running the command"
     if "exit_signal" in merged or (rc is not None and rc < 0):
         sig = int(merged.get("exit_signal", -(rc or 0)))
-        return "killed", f"killed by signal {_signame(sig)}"
+        return RunStatus.KILLED, f"killed by signal {_signame(sig)}"
     if rc == 0:
-        return "ok", ""
-    return "failed", ""
+        return RunStatus.OK, ""
+    return RunStatus.FAILED, ""
 
 
 def _signame(sig: int) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from codemem.codegen import sandbox_boot as boot
 from codemem.codegen.intent_words import CODE_ONLY_VERBS, INFORMATION_VERBS, REQUEST_VERBS
 from codemem.codegen.sandbox_protect import Protections
@@ -48,3 +50,13 @@ def test_intent_vocabulary_is_folded_lower_case_and_consistent() -> None:
         assert all(w == w.lower() and w.isascii() for w in words)
     assert CODE_ONLY_VERBS <= REQUEST_VERBS
     assert not REQUEST_VERBS & INFORMATION_VERBS
+
+
+def test_a_run_status_is_one_of_the_vocabulary():
+    from codemem.codegen.sandbox_run import RunStatus, SandboxResult
+
+    ok = SandboxResult(status="ok", returncode=0, stdout="", stderr="", duration_s=0.1)
+    assert ok.status is RunStatus.OK and ok.ok and str(ok.status) == "ok"
+    assert ok.summary().startswith("status=ok rc=0")
+    with pytest.raises(ValueError):
+        SandboxResult(status="okay", returncode=0, stdout="", stderr="", duration_s=0.1)
