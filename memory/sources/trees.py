@@ -28,8 +28,10 @@ SIZE_CAP = "skipped:source_size_cap"
 COMPILED_SUFFIXES = (".so", ".pyd")
 
 #: Folders never indexed in a source (build leftovers, environments, caches).
-ALWAYS_EXCLUDED = ("*/__pycache__/*", "*/.tox/*", "*/.venv/*", "*/venv/*", "*/node_modules/*",
-                   "*/site-packages/*", "*/.eggs/*", "*.egg-info/*", "*/build/*", "*/dist/*")
+#: (Virtual environments are skipped by what they are, a folder holding ``pyvenv.cfg``, by the
+#: walker: a library's own ``venv`` package, like the standard library's, is kept.)
+ALWAYS_EXCLUDED = ("*/__pycache__/*", "*/.tox/*", "*/node_modules/*", "*/site-packages/*",
+                   "*/.eggs/*", "*.egg-info/*", "*/build/*", "*/dist/*")
 #: Skipped by default (the "index private names and tests" setting keeps them).
 LIBRARY_EXCLUDED = ("*/tests/*", "*/test/*", "*/_private/*", "*/test_*.py", "*/*_test.py",
                     "*/conftest.py", "*/setup.py", "*/noxfile.py", "*/fabfile.py")
@@ -142,9 +144,13 @@ def folder_tree(root: str, *, include_private: bool, max_file_bytes: int) -> Sou
             walked.append(WalkedFile(entry.path, entry.status, entry.size, _ns(entry.mtime),
                                      entry.reason))
     is_package = os.path.isfile(os.path.join(root, "__init__.py"))
+    # a pruned folder that is a package (private, tests) still exists: calls into it are
+    # not "unknown names" of the source; the walk never lists its __init__.py, so look
+    inits = [f"{p}/__init__.py" for p in (d.rstrip("/") for d in pruned)
+             if os.path.isfile(os.path.join(root, p, "__init__.py"))]
     paths = [w.path for w in walked]
-    layout = layout_for(paths, is_package, os.path.basename(root.rstrip(os.sep)))
-    opaque = {m for m in (layout.module(p + "/__init__.py") for p in pruned) if m}
+    layout = layout_for([*paths, *inits], is_package, os.path.basename(root.rstrip(os.sep)))
+    opaque = {m for m in (layout.module(init) for init in inits) if m}
     return SourceTree(root, walked, layout, origin="folder", opaque=opaque)
 
 

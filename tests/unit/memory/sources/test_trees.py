@@ -65,6 +65,19 @@ def test_folder_tree_walks_a_package_folder(tmp_path):
     assert accepted == ["GUIDE.md", "__init__.py", "core.py"]
     assert any(w.path == "tests/" and w.status for w in tree.walked)  # pruned, with a status
     assert tree.layout.module("core.py") == "mylib.core" and tree.origin == "folder"
+    assert tree.opaque == set()  # tests/ is no package here
+
+
+def test_a_pruned_package_of_a_folder_source_is_known_but_not_read(tmp_path):
+    """A private package left out by default exists: the API check must not call a use of
+    it an unknown name."""
+    root = tmp_path / "mylib"
+    (root / "_private").mkdir(parents=True)
+    (root / "__init__.py").write_text("from ._private import run\n")
+    (root / "_private" / "__init__.py").write_text("def run():\n    pass\n")
+    tree = folder_tree(str(root), include_private=False, max_file_bytes=1 << 20)
+    assert sorted(w.path for w in tree.walked if w.status is None) == ["__init__.py"]
+    assert tree.opaque == {"mylib._private"}
 
 
 def test_installed_tree_reads_only_what_record_lists_inside_root(tmp_path):
