@@ -23,6 +23,7 @@ from typing import Any
 from . import drafting
 from .codegen.errors import CodegenError
 from .codegen.metacode import MetaCode
+from .codegen.outcomes import LoopStatus
 from .codegen.phases import CodegenPhase
 from .codegen.replies import ReplyIntent, classify_reply, is_resume
 from .llm_port import LIFECYCLE, Meter, PluginLLM
@@ -233,7 +234,7 @@ class Session:
                 project = None
             report, last_good = interruption_report(self.state, project)
             self.state.phase.fail("interrupted: the Cat stopped while the draft loop ran")
-            self.state.scratchpad.put(task, "loop.status", "interrupted")
+            self.state.scratchpad.put(task, "loop.status", LoopStatus.INTERRUPTED.value)
             if last_good:
                 self.state.commit_id = last_good
             self.publish(turn.working_memory)

@@ -23,7 +23,7 @@ from .extended import ExtendedConfig, ExtendedDeps, ExtendedResult, Revised, run
 from .judge import JudgeVerdict, judge_draft
 from .loop_context import load_context
 from .metacode import MetaCode
-from .outcomes import DraftOutcome, commit_verdict, is_baseline
+from .outcomes import DraftOutcome, LoopStatus, commit_verdict, is_baseline
 from .ports import (
     ApiFacts,
     Completer,
@@ -217,7 +217,7 @@ class _Run:
         head = self._base()
         feedback, last_sig, repeats = "", None, 0
         report = ValidationReport()
-        self._note("loop.status", "running")
+        self._note("loop.status", LoopStatus.RUNNING.value)
         while self.iteration < self.config.max_iterations:
             if self.should_stop is not None and self.should_stop():
                 return self._gave_up("cancelled: stopped on request", report, head)
@@ -441,7 +441,7 @@ class _Run:
 
     def _committed(self, commit_id: str, attempt: _Attempt,
                    ext: ExtendedResult | None) -> Committed:
-        self._note("loop.status", "committed")
+        self._note("loop.status", LoopStatus.COMMITTED.value)
         self._emit("done", "done", commit_id)
         warnings = tuple(self.warnings) + (ext.warnings if ext else ())
         return Committed(commit_id, self.iteration, attempt.report, dict(attempt.files or {}),
@@ -450,7 +450,7 @@ class _Run:
                          review_requests=ext.unapplied_review if ext else ())
 
     def _gave_up(self, reason: str, report: ValidationReport, head: str) -> GaveUp:
-        self._note("loop.status", "gave_up")
+        self._note("loop.status", LoopStatus.GAVE_UP.value)
         self._emit("done", "failed", reason)
         return GaveUp(reason, report, self.iteration, head, self._stats(), tuple(self.warnings),
                       self.api_refs)

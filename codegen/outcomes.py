@@ -46,3 +46,21 @@ def commit_verdict(outcome: DraftOutcome) -> str:
 def is_baseline(verdict: str) -> bool:
     """True for the stored verdict of a baseline commit (the user's own code, not a draft)."""
     return verdict.strip().lower() == _VERDICTS[DraftOutcome.BASELINE]
+
+
+class LoopStatus(str, Enum):
+    """Where a task's draft loop stands, as noted in the scratchpad (``loop.status``).
+
+    The note holds the value (a plain string: the scratchpad travels in the Cat's pickled
+    working memory and in archived notes)."""
+
+    RUNNING = "running"
+    #: a draft passed and was committed
+    COMMITTED = "committed"
+    #: every iteration failed
+    GAVE_UP = "gave_up"
+    #: the Cat stopped while the loop ran ("continue" resumes it)
+    INTERRUPTED = "interrupted"
+
+    def __str__(self) -> str:  # the value, on every Python (3.12 changed format())
+        return self.value

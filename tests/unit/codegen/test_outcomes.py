@@ -70,3 +70,10 @@ def test_report_reads_statuses_not_strings() -> None:
     assert not bad.ok and [r.check for r in bad.failures] == ["tests", "judge"]
     assert bad.as_feedback() == ("- tests environment problem: pytest missing\n"
                                  "- judge failed: check 1 not met")
+
+
+def test_loop_status_notes_are_plain_strings_of_the_vocabulary():
+    from codemem.codegen.outcomes import LoopStatus
+
+    assert [s.value for s in LoopStatus] == ["running", "committed", "gave_up", "interrupted"]
+    assert str(LoopStatus.GAVE_UP) == "gave_up" and LoopStatus("committed") is LoopStatus.COMMITTED
