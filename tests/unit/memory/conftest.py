@@ -1,4 +1,4 @@
-"""One real extraction pool for the whole folder (starting worker processes costs time)."""
+"""One real extraction pool for the memory tests (starting worker processes costs time)."""
 
 from __future__ import annotations
 

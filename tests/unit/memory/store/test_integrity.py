@@ -18,8 +18,8 @@ from codemem.memory.errors import StoreCorrupt, StoreError
 from codemem.memory.store import integrity as store_integrity
 from codemem.memory.system import MemorySystem
 
+from ..api.helpers import async_llm
 from ..damage import digest, kept_aside, scribble_over_table
-from .helpers import async_llm
 
 
 def _filled(path: Path, n: int = 300) -> None:

@@ -11,7 +11,7 @@ from codemem.memory.codeindex.file_points import (
 )
 from codemem.memory.codeindex.vector_sink import MARKER_KEY, point_id
 
-from .sinkworld import ENTITIES, REPO, metadata
+from ..codebase.sinkworld import ENTITIES, REPO, metadata
 
 
 def test_outline_lists_definitions_in_file_order_indented_by_nesting():

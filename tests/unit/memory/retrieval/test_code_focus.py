@@ -12,7 +12,7 @@ from codemem.memory.retrieval.dependencies import CALLED
 from codemem.memory.retrieval.recency import RecencyTracker
 from codemem.memory.retrieval.results import ScoredMemory
 
-from .sinkworld import REPO, World
+from ..codebase.sinkworld import REPO, World
 
 BOOSTS = Boosts(dependency=True, dependency_amount=0.15, recency=True, recency_amount=0.1,
                 recency_days=7)

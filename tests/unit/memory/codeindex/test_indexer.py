@@ -8,7 +8,7 @@ import pytest
 
 from codemem.memory.codebase import CodeMemorySystem
 
-from .helpers import SAMPLE, CountingEmbedder, make_system, write_tree
+from ..codebase.helpers import SAMPLE, CountingEmbedder, make_system, write_tree
 
 
 def _paths(system: CodeMemorySystem) -> dict[str, list[str]]:

@@ -11,7 +11,7 @@ from codemem.memory.retrieval.listwise import build_list_prompt, score_listwise
 from codemem.memory.retrieval.scoring import RetryPolicy
 
 from ....fakes import AsyncScriptedLLM, scoring_blocks
-from .helpers import FakeSleep, async_llm, make_system
+from ..api.helpers import FakeSleep, async_llm, make_system
 
 
 def entries(*pairs: tuple[str, object], reason: str = "r") -> str:

@@ -15,7 +15,7 @@ from codemem.memory.retrieval.embedder_check import PROBE, Verdict, judge, known
 from codemem.memory.retrieval.embedding import HashingEmbedder
 from codemem.memory.store.lexical import tokens
 
-from .helpers import async_llm, make_system
+from ..api.helpers import async_llm, make_system
 
 #: One topic per probe pair: a toy "semantic" embedder that knows what the probe texts mean.
 TOPICS = (

@@ -16,8 +16,8 @@ from codemem.memory.codeindex.vector_sink import (
     point_id,
 )
 
-from .catlike import CatLikeCollection
-from .helpers import make_system, write_tree
+from ..codebase.catlike import CatLikeCollection
+from ..codebase.helpers import make_system, write_tree
 
 DIM = 64
 

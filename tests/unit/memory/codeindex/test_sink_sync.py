@@ -6,7 +6,7 @@ from __future__ import annotations
 from codemem.memory.codeindex.file_points import FILE_KIND, file_point_id
 from codemem.memory.codeindex.sink_sync import DIRTY, SinkMode, SinkSync, sink_label
 
-from .sinkworld import DIM, EMBEDDER, REPO, World, cat_sink, payload_kinds, point_ids
+from ..codebase.sinkworld import DIM, EMBEDDER, REPO, World, cat_sink, payload_kinds, point_ids
 
 
 def sync_for(world: World, sink, mode: SinkMode) -> SinkSync:

@@ -17,7 +17,7 @@ from codemem.memory.retrieval.scoring import (
 )
 
 from ....fakes import AsyncFunctionLLM, AsyncScriptedLLM
-from .helpers import FakeSleep, async_llm, make_system, memory_of, reply
+from ..api.helpers import FakeSleep, async_llm, make_system, memory_of, reply
 
 
 def test_prompt_contains_context_memory_and_format():

@@ -9,7 +9,7 @@ import pytest
 from codemem.memory.codeindex.manifest import CodeManifest, EntityRow, FileRow
 from codemem.memory.errors import StoreError
 
-from .sinkworld import REPO, World
+from ..codebase.sinkworld import REPO, World
 
 
 def test_repositories_files_and_entities_round_trip(tmp_path):
