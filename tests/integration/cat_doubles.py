@@ -48,6 +48,20 @@ def offline_cl100k() -> Any:
 # -- the fake LLM ---------------------------------------------------------------------------
 
 
+#: A valid meta-code answer for "write a function slugify in text/slug.py ..." and a draft that
+#: passes it (shared by the request and restart tests).
+SLUGIFY_METACODE = {
+    "target_path": "text/slug.py", "symbol": "slugify", "kind": "function",
+    "signature": "def slugify(text: str) -> str", "behaviour": "Join the lower-cased words.",
+    "inputs": [{"name": "text", "type": "str", "description": "a title"}],
+    "outputs": [{"name": "return", "type": "str", "description": "the slug"}],
+    "examples": [{"call": "slugify('A b')", "expected": "a-b"},
+                 {"call": "slugify('x')", "expected": "x"}],
+    "constraints": [], "acceptance_checks": ["words are joined with -"], "assumptions": []}
+SLUGIFY_DRAFT = ("```python entity=text/slug.py::slugify\ndef slugify(text: str) -> str:\n"
+                 "    return '-'.join(text.lower().split())\n```\n")
+
+
 @dataclass
 class LLMScript:
     """What the fake LLM answers, by the prompt it recognises (cat-v1-api.md §10 step 4).

@@ -19,6 +19,8 @@ from collections.abc import Callable
 import pytest
 
 from . import cat_harness
+from .cat_doubles import SLUGIFY_DRAFT as GOOD
+from .cat_doubles import SLUGIFY_METACODE as METACODE
 from .cat_doubles import LLMScript
 from .cat_harness import PLUGIN_ID
 from .cat_process import ServedCat, alive, say
@@ -28,16 +30,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::Futur
 #: The exit must leave room in Docker's 10 s grace period.
 EXIT_BUDGET_S = 6.0
 REQUEST = "write a function slugify in text/slug.py that turns a title into a URL slug"
-METACODE = {
-    "target_path": "text/slug.py", "symbol": "slugify", "kind": "function",
-    "signature": "def slugify(text: str) -> str", "behaviour": "Join the lower-cased words.",
-    "inputs": [{"name": "text", "type": "str", "description": "a title"}],
-    "outputs": [{"name": "return", "type": "str", "description": "the slug"}],
-    "examples": [{"call": "slugify('A b')", "expected": "a-b"},
-                 {"call": "slugify('x')", "expected": "x"}],
-    "constraints": [], "acceptance_checks": ["words are joined with -"], "assumptions": []}
-GOOD = ("```python entity=text/slug.py::slugify\ndef slugify(text: str) -> str:\n"
-        "    return '-'.join(text.lower().split())\n```\n")
 #: A draft whose example test sleeps: the sandbox is busy when SIGTERM arrives.
 SLEEPY = ("```python entity=text/slug.py::slugify\ndef slugify(text: str) -> str:\n"
           "    import time\n    time.sleep(120)\n    return '-'.join(text.lower().split())\n```\n")
