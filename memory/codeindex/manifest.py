@@ -252,9 +252,11 @@ class CodeManifest:
             "SELECT DISTINCT path FROM code_entities WHERE repo_id=? ORDER BY path",
             (repo_id,)).fetchall())]
 
-    def sample_point_ids(self, repo_id: str, limit: int) -> list[str]:
-        """Up to ``limit`` entity point ids spread over the whole repository (every n-th)."""
-        step = max(1, self.entity_count(repo_id) // max(1, limit))
+    def sample_point_ids(self, repo_id: str, limit: int, total: int | None = None) -> list[str]:
+        """Up to ``limit`` entity point ids spread over the whole repository (every n-th);
+        ``total`` is the repository's entity count when the caller has it."""
+        count = self.entity_count(repo_id) if total is None else total
+        step = max(1, count // max(1, limit))
         return [r[0] for r in self._run(lambda c: c.execute(
             "SELECT point_id FROM (SELECT point_id, row_number() OVER (ORDER BY rowid) AS n "
             "FROM code_entities WHERE repo_id=?) WHERE (n - 1) % ? = 0 LIMIT ?",

@@ -19,7 +19,7 @@ when the embedder ranks code and nothing when it cannot (the Cat's default DumbE
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import numpy as np
@@ -151,10 +151,9 @@ class SinkSync:
         if row.sink_embedder != label or row.sink_size != size:
             return (f"collection or mode changed ({row.sink_embedder}/{row.sink_size} -> "
                     f"{label}/{size})")
-        expected = self._expected_count(repo_id, mode)
+        expected, sample = self._expectation(repo_id, mode)
         if row.sink_count != expected:
             return f"{row.sink_count} points pushed, {expected} expected"
-        sample = self._sample(repo_id, mode)
         assert self._sink is not None
         found = self._sink.present(sample)
         if found != len(sample):
@@ -166,12 +165,15 @@ class SinkSync:
             return len(self._manifest.entity_paths(repo_id))
         return self._manifest.entity_count(repo_id)
 
-    def _sample(self, repo_id: str, mode: SinkMode) -> list[str]:
+    def _expectation(self, repo_id: str, mode: SinkMode) -> tuple[int, list[str]]:
+        """How many points the sink should hold, and a spread sample of their ids (one read
+        of the manifest's index)."""
         if mode is SinkMode.FILES:
             paths = self._manifest.entity_paths(repo_id)
             step = max(1, len(paths) // SAMPLE)
-            return [file_point_id(repo_id, p) for p in paths[::step][:SAMPLE]]
-        return self._manifest.sample_point_ids(repo_id, SAMPLE)
+            return len(paths), [file_point_id(repo_id, p) for p in paths[::step][:SAMPLE]]
+        total = self._manifest.entity_count(repo_id)
+        return total, self._manifest.sample_point_ids(repo_id, SAMPLE, total)
 
     def _repush(self, repo_id: str, mode: SinkMode, label: str | None,
                 size: int | None) -> int:
@@ -206,9 +208,7 @@ class SinkSync:
             self._manifest.set_vectors([(rows[i].memory_id, b) for i, b in zip(missing, blobs,
                                                                                strict=True)])
             for i, blob in zip(missing, blobs, strict=True):
-                r = rows[i]
-                rows[i] = EntityRow(r.memory_id, r.path, r.qualified_name, r.occurrence,
-                                    r.entity_hash, r.point_id, blob)
+                rows[i] = replace(rows[i], vector=blob)
         points = [_point(repo_id, row, text, meta)
                   for row, (_, text, meta) in zip(rows, items, strict=True)]
         if points:
@@ -265,13 +265,14 @@ class SinkSync:
 
     def mark_synced(self, repo_id: str) -> None:
         """After a successful run: the sink holds exactly what the mode says."""
-        checked = self._checked.get(repo_id)
         mode = self._mode()
-        if self._sink is None or checked is None or mode is SinkMode.NONE:
+        if self._sink is None or mode is SinkMode.NONE:
             row = self._manifest.repo(repo_id)
-            if row is not None and row.sink_count != DIRTY and (self._sink is None
-                                                                or mode is SinkMode.NONE):
+            if row is not None and row.sink_count != DIRTY:
                 self._manifest.set_sink_state(repo_id, 0, None, None)
+            return
+        checked = self._checked.get(repo_id)
+        if checked is None:
             return
         label, size = checked
         self._manifest.set_sink_state(repo_id, self._expected_count(repo_id, mode), label, size)
@@ -290,8 +291,7 @@ class SinkSync:
         if new_text is not None and row.vector is not None:
             blob = np.asarray(embed([text])[0], dtype=np.float32).tobytes()
             self._manifest.set_vectors([(memory_id, blob)])
-            row = EntityRow(row.memory_id, row.path, row.qualified_name, row.occurrence,
-                            row.entity_hash, row.point_id, blob)
+            row = replace(row, vector=blob)
         mode = self._mode()
         if self._sink is None or mode is SinkMode.NONE:
             return
