@@ -10,10 +10,11 @@ to a member. Whether a stored commit is a rollback target is the store's word
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import Enum
+
+from .vocabulary import Vocabulary
 
 
-class DraftOutcome(str, Enum):
+class DraftOutcome(Vocabulary):
     """Why the loop commits a draft."""
 
     #: The repository's version of the target: the task's first commit, a safe baseline.
@@ -24,9 +25,6 @@ class DraftOutcome(str, Enum):
     REJECTED = "rejected"
     #: The passing draft with its docstring added: the task's final draft.
     DOCUMENTED = "documented"
-
-    def __str__(self) -> str:  # the value, as stored, on every Python (3.12 changed format())
-        return self.value
 
 
 #: The store's verdict (``memory.commits.Verdict`` value) of each outcome.
@@ -48,7 +46,7 @@ def is_baseline(verdict: str) -> bool:
     return verdict.strip().lower() == _VERDICTS[DraftOutcome.BASELINE]
 
 
-class LoopStatus(str, Enum):
+class LoopStatus(Vocabulary):
     """Where a task's draft loop stands, as noted in the scratchpad (``loop.status``).
 
     The note holds the value (a plain string: the scratchpad travels in the Cat's pickled
@@ -61,6 +59,3 @@ class LoopStatus(str, Enum):
     GAVE_UP = "gave_up"
     #: the Cat stopped while the loop ran ("continue" resumes it)
     INTERRUPTED = "interrupted"
-
-    def __str__(self) -> str:  # the value, on every Python (3.12 changed format())
-        return self.value

@@ -6,7 +6,8 @@ A report says which check failed, where and why, and renders as short feedback f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+
+from .vocabulary import Vocabulary
 
 #: The order checks run in (cheapest first); a report lists its checks in this order.
 CHECK_ORDER = ("parse", "signature", "api", "lint", "tests", "judge", "performance", "review")
@@ -15,7 +16,7 @@ CHECK_ORDER = ("parse", "signature", "api", "lint", "tests", "judge", "performan
 FEEDBACK_LIMIT = 4000
 
 
-class CheckStatus(str, Enum):
+class CheckStatus(Vocabulary):
     """How one check ended: the one vocabulary of check outcomes (stored as the value)."""
 
     PASSED = "passed"
@@ -25,9 +26,6 @@ class CheckStatus(str, Enum):
     SKIPPED = "skipped"
     #: The environment, not the draft, is at fault (a missing dependency, a refused sandbox).
     ENV_ERROR = "env_error"
-
-    def __str__(self) -> str:  # the value, as stored, on every Python (3.12 changed format())
-        return self.value
 
     @property
     def ok(self) -> bool:

@@ -14,12 +14,12 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import IO, TYPE_CHECKING, Any
 
 from .sandbox_env import hunt_leftovers
 from .sandbox_protect import HOW_TO, Protections
 from .sandbox_watch import kill_uid
+from .vocabulary import Vocabulary
 
 if TYPE_CHECKING:  # the launcher's own types; it is never imported by the Cat
     from .sandbox_boot_types import LauncherConfig
@@ -31,7 +31,7 @@ StatusLine = dict[str, Any]
 BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_boot.py")
 
 
-class RunStatus(str, Enum):
+class RunStatus(Vocabulary):
     """How a sandboxed run ended: the one vocabulary of run outcomes (a ``str``, so it compares
     and serialises as its value)."""
 
@@ -46,9 +46,6 @@ class RunStatus(str, Enum):
     #: the sandbox could not or would not run the command (``SandboxResult.error`` says why,
     #: e.g. a missing protection)
     ERROR = "error"
-
-    def __str__(self) -> str:  # the value, on every Python (3.12 changed format())
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -77,3 +77,17 @@ def test_loop_status_notes_are_plain_strings_of_the_vocabulary():
 
     assert [s.value for s in LoopStatus] == ["running", "committed", "gave_up", "interrupted"]
     assert str(LoopStatus.GAVE_UP) == "gave_up" and LoopStatus("committed") is LoopStatus.COMMITTED
+
+
+def test_every_codegen_word_list_prints_as_its_word():
+    """Reports, notes and commit names show the plain word on every Python (3.12 changed
+    ``str()`` of ``str`` enums): the override lives once, in ``codegen.vocabulary``."""
+    from codemem.codegen.outcomes import DraftOutcome, LoopStatus
+    from codemem.codegen.report import CheckStatus
+    from codemem.codegen.sandbox_run import RunStatus
+    from codemem.codegen.vocabulary import Vocabulary
+
+    for words in (CheckStatus, DraftOutcome, LoopStatus, RunStatus):
+        assert issubclass(words, Vocabulary)
+        for member in words:
+            assert str(member) == f"{member}" == member.value
