@@ -145,8 +145,6 @@ class VectorSink(Protocol):
 
     def clear(self, repo_id: str) -> None: ...
 
-    def status(self, repo_id: str) -> SinkStatus: ...
-
     def space(self) -> tuple[int | None, str | None]: ...
 
     def present(self, ids: Sequence[str]) -> int: ...
@@ -216,7 +214,8 @@ class CatVectorSink:
 
     # -- reads -----------------------------------------------------------------------------------
     def status(self, repo_id: str) -> SinkStatus:
-        """Vector size, embedder alias and exact count of ``repo_id``'s points right now."""
+        """Vector size, embedder alias and exact count of ``repo_id``'s points right now (a
+        diagnostic: it scans with a filter, so the repair check uses ``present`` instead)."""
         return SinkStatus(self._vector_size(), getattr(self.collection, "embedder_name", None),
                           self._count(repo_id))
 
