@@ -8,8 +8,8 @@ then hands the request to the session, which answers with proposed meta-code; th
 
 from cat.experimental.form import CatForm, CatFormState, form
 
-from . import runtime
 from .request_form import CodeRequest
+from .runtime import advance_form, submit_request
 
 
 @form
@@ -25,7 +25,7 @@ class CodeRequestForm(CatForm):
     ask_confirm = False
 
     def next(self):
-        return runtime.advance_form(self, CatFormState)
+        return advance_form(self, CatFormState)
 
     def submit(self, form_data):
-        return {"output": runtime.submit_request(self.cat, form_data)}
+        return {"output": submit_request(self.cat, form_data)}

@@ -1,29 +1,26 @@
-"""COMPOSITION: ending the plugin's work quickly when the Cat stops.
+"""COMPOSITION: ending the plugin's work quickly, when the Cat stops or retires this code.
 
-Why the Cat used to need over 30 s to stop (measured, docs/architecture.md "Shutdown"): uvicorn
-returns promptly on SIGTERM, but Python's exit then joins every ``ThreadPoolExecutor`` worker
-ever started (``concurrent.futures`` registers that join with ``threading._register_atexit``),
-daemon or not the thread that created the pool. The draft loop runs its steps on such pools, and
-a step blocked in an LLM call or a sandboxed test run kept the process alive until that call
-ended (up to the test timeout, 60 s by default). Meanwhile the parser workers and git helpers,
-started in their own sessions, outlived the Cat.
+Python's exit joins every ``ThreadPoolExecutor`` worker ever started (``concurrent.futures``
+registers that join with ``threading._register_atexit``), daemon or not the thread that created
+the pool. The draft loop runs its steps on such pools, so a step blocked in an LLM call or a
+sandboxed test run would hold the process for as long as that call lasts (docs/architecture.md,
+"Shutdown", has the measurements). Hence:
 
-The fix, in three parts:
-
-* the plugin's LLM calls run in daemon threads, and the pool thread that waits for one gives up
-  as soon as the process stops (:func:`call_abandonably`);
-* :class:`Lifecycle` registers one callback that runs *before* those joins (threading-atexit
-  callbacks run last registered first): it sets ``stopping``, asks every session to stop, kills
-  the sandboxes and parser workers still running and closes the projects;
-* a task interrupted this way keeps its phase, so the next Cat reports it and offers "continue".
+* the plugin's LLM calls run in daemon threads, and the thread that waits for one gives up as
+  soon as the work is to stop (:func:`call_abandonably`);
+* a :class:`Lifecycle` holds the stop signal and the callbacks that release what the plugin
+  started (draft loops, sandboxes, parser workers, projects); ``process`` runs them when the
+  interpreter exits (before those joins) and when a newer import of the plugin takes over;
+* a task interrupted this way keeps its phase, so the next turn reports it and offers
+  "continue".
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -38,45 +35,63 @@ class ShuttingDown(RuntimeError):
 
 
 class Lifecycle:
-    """The process-wide stop signal and the callbacks that release the plugin's resources."""
+    """A stop signal, the callbacks that release the plugin's resources (run once), and a watch
+    on the module the Cat would remove when it unloads this generation of the plugin."""
 
-    def __init__(self) -> None:
+    def __init__(self, watched: tuple[str, dict[str, Any]] | None = None) -> None:
         self.stopping = threading.Event()
+        #: Called once when the watched module was removed or replaced (see ``should_stop``).
+        self.on_orphaned: Callable[[], None] | None = None
+        self._watched = watched
         self._lock = threading.Lock()
         self._callbacks: list[tuple[str, Callable[[], None]]] = []
-        self._installed = False
+        self._shut = False
 
     def on_shutdown(self, name: str, callback: Callable[[], None]) -> None:
-        """Run ``callback`` when the process stops (in registration order)."""
+        """Run ``callback`` when the work stops (in registration order)."""
         with self._lock:
             self._callbacks.append((name, callback))
 
-    def install(self) -> None:
-        """Hook into the interpreter's exit once (never at import: the Cat imports every file)."""
-        with self._lock:
-            if self._installed:
-                return
-            self._installed = True
-        register = getattr(threading, "_register_atexit", None)
-        try:
-            if register is None:
-                raise RuntimeError("threading._register_atexit is unavailable")
-            register(self.shut_down)  # runs before the executor and thread joins
-        except RuntimeError:  # already shutting down, or another Python: the late hook
-            atexit.register(self.shut_down)
-
     def shut_down(self) -> None:
         """Stop everything now; each callback is isolated so one failure cannot block the rest."""
-        if self.stopping.is_set():
-            return
         self.stopping.set()
         with self._lock:
+            if self._shut:
+                return
+            self._shut = True
             callbacks = list(self._callbacks)
         for name, callback in callbacks:
             try:
                 callback()
             except Exception as err:  # crash boundary: shutdown must go on
                 log.warning("shutdown step %s failed: %s", name, err)
+
+    @property
+    def orphaned(self) -> bool:
+        """The watched module is no longer the one in ``sys.modules``: the Cat unloaded (or
+        replaced) this code without telling it, as a re-upload does."""
+        if self._watched is None:
+            return False
+        name, namespace = self._watched
+        module = sys.modules.get(name)
+        return module is None or vars(module) is not namespace
+
+    def should_stop(self) -> bool:
+        """Whether work of this generation must end (checked by long-running loops)."""
+        if self.stopping.is_set():
+            return True
+        if not self.orphaned:
+            return False
+        self.stopping.set()
+        callback, self.on_orphaned = self.on_orphaned, None
+        if callback is not None:
+            callback()
+        return True
+
+
+#: This generation's lifecycle: ``process`` stops it at interpreter exit or when a newer import
+#: of the plugin takes over; it notices by itself when the Cat unloaded this module.
+LIFECYCLE = Lifecycle(watched=(__name__, globals()))
 
 
 def call_abandonably(fn: Callable[[str], T], arg: str, stopping: threading.Event,

@@ -20,14 +20,13 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .lifecycle import Lifecycle, call_abandonably
+from .lifecycle import LIFECYCLE, call_abandonably
 from .structured_llm import StructuredChatLLM
-
-#: The process's lifecycle: set when the Cat stops (see ``lifecycle``).
-LIFECYCLE = Lifecycle()
 
 _current_meter: contextvars.ContextVar[Meter | None] = contextvars.ContextVar(
     "codemem_meter", default=None)
+_turn_llm: contextvars.ContextVar[Callable[[str], Any] | None] = contextvars.ContextVar(
+    "codemem_turn_llm", default=None)
 
 
 class Meter:
@@ -87,9 +86,34 @@ def cat_llm(prompt: str) -> str:
     return str(CheshireCat().llm(prompt))
 
 
+@contextlib.contextmanager
+def turn_scope(cat: Any) -> Iterator[None]:
+    """Calls made in this block (and in coroutines it starts) go through the turn's own
+    ``cat.llm``, so the Cat lists them in the answer's ``why.model_interactions``.
+
+    Only a user's turn has one (a ``StrayCat``: it has a ``user_id``); work that outlives the
+    turn (the draft loop, indexing) runs in threads that start without this scope and use the
+    Cat's shared LLM.
+    """
+    llm = getattr(cat, "llm", None) if getattr(cat, "user_id", None) else None
+    token = _turn_llm.set(llm if callable(llm) else None)
+    try:
+        yield
+    finally:
+        _turn_llm.reset(token)
+
+
 def plugin_llm(prompt: str) -> str:
-    """The Cat's LLM as the plugin's cores use it: abandoned when the process stops."""
-    return call_abandonably(_resolved_llm, prompt, LIFECYCLE.stopping)
+    """The Cat's LLM as the plugin's cores use it: abandoned when the work must stop."""
+    return call_abandonably(_llm_for_now(), prompt, LIFECYCLE.stopping)
+
+
+def _llm_for_now() -> Callable[[str], str]:
+    """The turn's LLM inside ``turn_scope``, else the Cat's (read before changing threads)."""
+    turn = _turn_llm.get()
+    if turn is None:
+        return _resolved_llm
+    return lambda prompt: str(turn(prompt))
 
 
 def _resolved_llm(prompt: str) -> str:
@@ -135,6 +159,7 @@ async def small_model(prompt: str) -> str:
     meter = _current_meter.get()
     if meter is not None:
         meter.count(prompt)
+    llm = _llm_for_now()
     loop = asyncio.get_running_loop()
     future: asyncio.Future[str] = loop.create_future()
 
@@ -142,7 +167,7 @@ async def small_model(prompt: str) -> str:
         result: Any = None
         error: BaseException | None = None
         try:
-            result = plugin_llm(prompt)
+            result = call_abandonably(llm, prompt, LIFECYCLE.stopping)
         except BaseException as err:  # handed to the awaiting coroutine
             error = err
         try:

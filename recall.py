@@ -37,6 +37,8 @@ class TurnNotes:
 
     #: The answer decided before the agent runs (a restart report, a resumed loop).
     reply: str | None = None
+    #: The message is a code request: the request form, started this turn, answers it.
+    routed: bool = False
     #: The message is a question about the code: retrieve for it.
     question: str = ""
     #: Declarative memories the Cat asked for (before widening).

@@ -12,13 +12,11 @@ tests drive it with objects shaped like the Cat's.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import history, recall, request_form, sources
 from .codegen.commands import Command, Found, detect_command
 from .codegen.intent import Intent, detect_intent, parse_tie_break, tie_break_prompt
 from .codegen.replies import is_resume
@@ -32,90 +30,143 @@ from .environment import (
     requirements_problems,
     save_settings,
 )
-from .lifecycle import kill_children
-from .llm_port import LIFECYCLE, plugin_llm
+from .history import apply_if_asked
+from .history import draft_history as history_list
+from .history import redo_draft as history_redo
+from .history import roll_back_draft as history_roll_back
+from .lifecycle import LIFECYCLE
+from .llm_port import plugin_llm, turn_scope
 from .memory.errors import CodeMemoryError
-from .projects import Project, Registry, index_project, retrieve, search
-from .session import Session, Sessions
+from .process import GENERATION
+from .projects import Project, index_project, retrieve, search
+from .recall import VARIABLE as CODE_VARIABLE
+from .recall import TurnNotes, begin_turn, drop_procedures, recalled_code, split_code_recall
+from .recall import notes as turn_notes
+from .request_form import ASKED, advance, prefill, submitted_request
+from .session import Session
+from .sources import add_source as sources_add
+from .sources import index_sources, list_sources, parse_command, status_lines
+from .sources import remove_source as sources_remove
 from .turn import Turn, UserLink, Workspace
 
 log = logging.getLogger(__name__)
 
-REGISTRY = Registry()
-SESSIONS = Sessions()
-
-#: Processes the plugin starts, recognised on the command line at shutdown.
-CHILD_MARKERS = (os.path.join(os.path.dirname(os.path.abspath(__file__)), "codegen",
-                              "sandbox_boot.py"), "_codemem_extract_worker")
-
-
-_shutdown_guard = threading.Lock()
-_shutdown_hooked: list[bool] = []
-
-
-def _ensure_shutdown_hook() -> None:
-    """Once per process, at first use (the Cat imports every module: never at import)."""
-    with _shutdown_guard:
-        if _shutdown_hooked:
-            return
-        _shutdown_hooked.append(True)
-    LIFECYCLE.on_shutdown("stop draft loops", SESSIONS.stop_all)
-    LIFECYCLE.on_shutdown("kill sandboxes and parser workers", _kill_children)
-    LIFECYCLE.on_shutdown("close projects", REGISTRY.close_all)
-    LIFECYCLE.install()
-
-
-def _kill_children() -> None:
-    kill_children(CHILD_MARKERS, REGISTRY.data_folders())
+#: What a stale import of the plugin answers for a form the Cat still holds.
+STALE_FORM = ("This code request was interrupted: the Code Working Memory plugin was switched "
+              "off or reloaded. Ask again once it is active.")
 
 
 def session_turn(cat: Any) -> tuple[Session, Turn]:
-    """The user's session and this call's turn."""
-    _ensure_shutdown_hook()
-    session = SESSIONS.of(str(cat.user_id), cat.working_memory)
-    return session, Turn.of(cat, REGISTRY)
+    """The user's session and this call's turn (this import of the plugin made the live one)."""
+    GENERATION.claim()
+    session = GENERATION.sessions.of(str(cat.user_id), cat.working_memory)
+    return session, Turn.of(cat, GENERATION.registry)
 
 
 # -- a chat turn ------------------------------------------------------------------------------
 
 def read_message(cat: Any, message: Any, form_class: Callable[[Any], Any]) -> Any:
-    """First hook of a turn: publish the state, report an interrupted task, route the message."""
-    notes = recall.begin_turn()
-    session, turn = session_turn(cat)
-    session.publish(cat.working_memory)
-    text = str(getattr(message, "text", "") or "")
-    report = session.recover(turn)
-    if report is not None:
-        notes.reply = (session.resume(turn) or report) if is_resume(text) else report
-        return message
-    command = sources.parse_command(text)
-    if command is not None:
-        notes.reply = _source_command(cat, turn, *command)
-        return message
-    found = detect_command(text)
-    if found is not None:
-        notes.reply = _plugin_command(cat, session, turn, found)
-        if notes.reply is not None:
-            return message
-    busy = (session.state.awaiting_confirmation or session.drafting
-            or cat.working_memory.get("active_form") is not None)
-    if not busy:
-        _route(cat, session, turn, text, form_class, notes)
+    """First hook of a turn: tidy the form, publish the state, report an interrupted task,
+    answer a plugin command, or route the message."""
+    notes = begin_turn()
+    with turn_scope(cat):
+        session, turn = session_turn(cat)
+        _tidy_form(cat, form_class)
+        session.publish(cat.working_memory)
+        text = str(getattr(message, "text", "") or "")
+        notes.reply = _answer_first(cat, session, turn, text)
+        if notes.reply is None and not _form_asks(cat) and _routable(session, text):
+            _route(cat, session, turn, text, form_class, notes)
     return message
 
 
+def _answer_first(cat: Any, session: Session, turn: Turn, text: str) -> str | None:
+    """What the plugin answers before any routing: an interrupted task, a plugin command."""
+    report = session.recover(turn)
+    if report is not None:
+        return (session.resume(turn) or report) if is_resume(text) else report
+    configured = turn.workspace.repository_configured
+    command = parse_command(text)
+    if command is not None and configured:
+        return _source_command(cat, turn, *command)
+    found = detect_command(text)
+    if found is not None and (configured or _names_code(text)):
+        return _plugin_command(cat, session, turn, found)
+    return None
+
+
+def _names_code(text: str) -> bool:
+    """A command that names the plugin's things explicitly ("index my repository"), as opposed
+    to ordinary words ("update the project") that mean something only with a repository."""
+    words = set(text.lower().replace("-", " ").split())
+    return bool(words & {"code", "codebase", "repo", "repository", "code's"})
+
+
+def _tidy_form(cat: Any, form_class: Callable[[Any], Any]) -> None:
+    """Clear a closed form (the Cat clears it only in its form agent, which never runs when the
+    plugin answers a turn), and move a request form of an earlier import of the plugin onto
+    this import's class, so the Cat never calls into retired code."""
+    memory = cat.working_memory
+    form = memory.get("active_form")
+    if form is None:
+        return
+    if _closed(form):
+        memory.active_form = None
+    elif _earlier_import_of(form, form_class):
+        fresh = form_class(cat)
+        for name in ("_state", "_model", "_missing_fields", "_errors", ASKED):
+            if hasattr(form, name):
+                setattr(fresh, name, getattr(form, name))
+        memory.active_form = fresh
+
+
+def _closed(form: Any) -> bool:
+    return str(getattr(getattr(form, "_state", None), "name", "")) == "CLOSED"
+
+
+def _earlier_import_of(form: Any, form_class: Any) -> bool:
+    kind = type(form)
+    return (kind is not form_class and kind.__name__ == form_class.__name__
+            and kind.__module__.rpartition(".")[2] == form_class.__module__.rpartition(".")[2])
+
+
+def _form_asks(cat: Any) -> bool:
+    """A form waits for this message's answer (ours asking for a detail, or another plugin's)."""
+    form = cat.working_memory.get("active_form")
+    return form is not None and not _closed(form)
+
+
+def _routable(session: Session, text: str) -> bool:
+    """Whether the message may start something new: anything, except a reply to proposed
+    meta-code ("go", "cancel", a correction); a request for another target is not a reply."""
+    state = session.state
+    if not state.awaiting_confirmation:
+        return True
+    found = detect_intent(text)
+    if found.intent is not Intent.CODE_REQUEST:
+        return False
+    pending = state.note("metacode") or {}
+    named = {(found.details.target_path, "target_path"), (found.details.symbol, "symbol")}
+    return any(value and value != str(pending.get(key, "")) and
+               value.rpartition(".")[2] != str(pending.get(key, "")).rpartition(".")[2]
+               for value, key in named)
+
+
 def _route(cat: Any, session: Session, turn: Turn, text: str,
-           form_class: Callable[[Any], Any], notes: recall.TurnNotes) -> None:
+           form_class: Callable[[Any], Any], notes: TurnNotes) -> None:
     found = detect_intent(text)
     intent = found.intent
+    configured = turn.workspace.repository_configured
     if intent is Intent.AMBIGUOUS:
-        reply = plugin_llm(tie_break_prompt(text))
-        intent = Intent.CODE_REQUEST if parse_tie_break(reply) else Intent.OTHER
+        intent = Intent.OTHER
+        if configured and parse_tie_break(plugin_llm(tie_break_prompt(text))):
+            intent = Intent.CODE_REQUEST
     if intent is Intent.CODE_REQUEST:
         form = form_class(cat)
-        form._model = request_form.prefill(_with_known_path(turn, found.details), text)
+        form._model = prefill(_with_known_path(turn, found.details), text)
         cat.working_memory.active_form = form  # its next() runs in this turn
-    elif intent is Intent.CODE_QUESTION and turn.workspace.repository_configured:
+        notes.routed = True
+    elif intent is Intent.CODE_QUESTION and configured:
         notes.question = text
 
 
@@ -146,10 +197,10 @@ def _plugin_command(cat: Any, session: Session, turn: Turn, found: Found) -> str
     if not session.state.task_id:
         return None
     if found.command is Command.HISTORY:
-        return history.draft_history(session, turn)
+        return history_list(session, turn)
     if found.command is Command.ROLL_BACK:
-        return history.roll_back_draft(session, turn, found.argument)
-    return history.redo_draft(session, turn)
+        return history_roll_back(session, turn, found.argument)
+    return history_redo(session, turn)
 
 
 def _source_command(cat: Any, turn: Turn, verb: str, argument: str) -> str:
@@ -160,12 +211,12 @@ def _source_command(cat: Any, turn: Turn, verb: str, argument: str) -> str:
     except CodeMemoryError as err:
         return f"Associative sources belong to the configured repository: {err}"
     if verb == "list":
-        return sources.list_sources(workspace.settings, project)
+        return list_sources(workspace.settings, project)
     if verb == "add":
-        done = sources.add_source(workspace.settings, workspace.config.data_dir, argument,
-                                  protected=(cat_data_dir(),))
+        done = sources_add(workspace.settings, workspace.config.data_dir, argument,
+                           protected=(cat_data_dir(),))
     else:
-        done = sources.remove_source(workspace.settings, project, argument)
+        done = sources_remove(workspace.settings, project, argument)
     if done.settings_text is not None:
         save_settings(cat, {"associative_sources": done.settings_text})
         workspace.settings = workspace.settings.model_copy(
@@ -176,15 +227,17 @@ def _source_command(cat: Any, turn: Turn, verb: str, argument: str) -> str:
 
 
 def fast_reply(cat: Any, reply: dict[str, Any]) -> dict[str, Any]:
-    """``agent_fast_reply``: what the session answers directly, else nothing (the Cat answers)."""
-    notes = recall.notes()
+    """``agent_fast_reply``: what the session answers directly, else nothing (the Cat, or the
+    request form routed this turn, answers)."""
+    notes = turn_notes()
     answer = notes.reply
-    if answer is None:
-        session, turn = session_turn(cat)
-        text = turn.text
-        answer = (session.reply(turn, text) or session.stop(text)
-                  or (session.resume(turn) if is_resume(text) else None)
-                  or history.apply_if_asked(session, turn, text))
+    if answer is None and not notes.routed:
+        with turn_scope(cat):
+            session, turn = session_turn(cat)
+            text = turn.text
+            answer = (session.reply(turn, text) or session.stop(text)
+                      or (session.resume(turn) if is_resume(text) else None)
+                      or apply_if_asked(session, turn, text))
     if answer is not None:
         reply["output"] = answer
     return reply
@@ -192,38 +245,46 @@ def fast_reply(cat: Any, reply: dict[str, Any]) -> dict[str, Any]:
 
 def after_recall(cat: Any) -> None:
     """Code out of the ordinary recall; on a code question, the plugin's procedures too."""
-    recall.split_code_recall(cat.working_memory)
-    if recall.notes().question:
+    split_code_recall(cat.working_memory)
+    if turn_notes().question:
         own = {p.name for p in getattr(cat.mad_hatter, "procedures", [])
                if getattr(p, "plugin_id", None) == PLUGIN_ID}
-        recall.drop_procedures(cat.working_memory, own)
+        drop_procedures(cat.working_memory, own)
 
 
 def prompt_variables(cat: Any, agent_input: Any) -> Any:
     """This turn's code context as a prompt variable (braces stay intact in variables)."""
-    notes = recall.notes()
-    notes.context = recall.recalled_code()
+    notes = turn_notes()
+    notes.context = recalled_code()
     if notes.question:
         try:
-            project = Turn.of(cat, REGISTRY).workspace.project()
-            memories = retrieve(project, notes.question)
+            with turn_scope(cat):
+                project = session_turn(cat)[1].workspace.project()
+                memories = retrieve(project, notes.question)
             if memories:
                 notes.context = project.code.format_memories_for_prompt(memories)
         except CodeMemoryError as err:
             log.info("no code retrieval for the question: %s", err)
-    setattr(agent_input, recall.VARIABLE, notes.context)
+    setattr(agent_input, CODE_VARIABLE, notes.context)
     return agent_input
 
 
 # -- the form ---------------------------------------------------------------------------------
 
 def advance_form(form: Any, states: Any) -> dict[str, str]:
-    return request_form.advance(form, states)
+    if GENERATION.stale:  # the Cat still holds a form of a retired import of the plugin
+        form._state = states.CLOSED
+        return {"output": STALE_FORM}
+    with turn_scope(form.cat):
+        return advance(form, states)
 
 
 def submit_request(cat: Any, form_data: Any) -> str:
-    session, turn = session_turn(cat)
-    return session.propose(turn, request_form.submitted_request(form_data))
+    if GENERATION.stale:
+        return STALE_FORM
+    with turn_scope(cat):
+        session, turn = session_turn(cat)
+        return session.propose(turn, submitted_request(form_data))
 
 
 # -- tools ------------------------------------------------------------------------------------
@@ -251,7 +312,7 @@ def status_report(cat: Any) -> str:
     lines += _sandbox_lines(settings)
     if turn.workspace.repository_configured:
         try:
-            lines += sources.status_lines(turn.workspace.project())
+            lines += status_lines(turn.workspace.project())
         except CodeMemoryError as err:
             lines.append(f"- warning: the repository cannot be used: {err}")
     if state.task_id and state.task_id in state.scratchpad.tasks():
@@ -279,6 +340,12 @@ def _sandbox_lines(settings: Any) -> list[str]:
     return lines
 
 
+def status(cat: Any) -> str:
+    """The status tool."""
+    with turn_scope(cat):
+        return status_report(cat)
+
+
 def start_indexing(cat: Any) -> str:
     """Index the configured repository in a worker thread; progress and result go to chat."""
     return _start_indexing(session_turn(cat)[1], notify=True)
@@ -296,10 +363,8 @@ def _start_indexing(turn: Turn, *, notify: bool) -> str:
         if project.indexing:
             return (f"`{project.root}` is already being indexed; progress appears as "
                     "notifications.")
-        project.indexer = threading.Thread(target=_index,
-                                           args=(project, turn.workspace, turn.link, notify),
-                                           name=f"codemem-index-{project.root}", daemon=True)
-        project.indexer.start()
+        project.indexer = GENERATION.start_thread(_index, project, turn.workspace, turn.link,
+                                                  notify, name=f"codemem-index-{project.root}")
     return f"Indexing `{project.root}` started; I will report progress and the result here."
 
 
@@ -312,7 +377,7 @@ def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool)
 
     try:
         say(index_project(project, say), "chat")
-        summary = sources.index_sources(project, workspace.settings, workspace.config.data_dir,
+        summary = index_sources(project, workspace.settings, workspace.config.data_dir,
                                         say, protected=(cat_data_dir(),))
         if summary:
             say(summary, "chat")
@@ -327,23 +392,24 @@ def search_code(cat: Any, question: str) -> str:
     """Code relevant to ``question`` from the index (LLM-scored), for the agent."""
     if not (question or "").strip():
         return "Say what code you are looking for."
-    _, turn = session_turn(cat)
-    try:
-        return search(turn.workspace.project(), question)
-    except CodeMemoryError as err:
-        return f"Cannot search the code: {err}"
+    with turn_scope(cat):
+        _, turn = session_turn(cat)
+        try:
+            return search(turn.workspace.project(), question)
+        except CodeMemoryError as err:
+            return f"Cannot search the code: {err}"
 
 
 def draft_history(cat: Any) -> str:
-    return history.draft_history(*session_turn(cat))
+    return history_list(*session_turn(cat))
 
 
 def roll_back_draft(cat: Any, which: str) -> str:
-    return history.roll_back_draft(*session_turn(cat), which)
+    return history_roll_back(*session_turn(cat), which)
 
 
 def redo_draft(cat: Any) -> str:
-    return history.redo_draft(*session_turn(cat))
+    return history_redo(*session_turn(cat))
 
 
 def index_at_startup(cheshire_cat: Any) -> None:
@@ -353,12 +419,11 @@ def index_at_startup(cheshire_cat: Any) -> None:
     but reading the settings runs in a thread: opening a large project (the store's integrity
     check, the manifest) must not hold up the Cat's boot or its first messages.
     """
-    turn = Turn(_NoWorkingMemory(), Workspace.of(cheshire_cat, REGISTRY),
+    GENERATION.claim()
+    turn = Turn(_NoWorkingMemory(), Workspace.of(cheshire_cat, GENERATION.registry),
                 UserLink(cheshire_cat))
     if turn.workspace.repository_configured:
-        _ensure_shutdown_hook()
-        threading.Thread(target=_startup_pass, args=(turn,), name="codemem-startup",
-                         daemon=True).start()
+        GENERATION.start_thread(_startup_pass, turn, name="codemem-startup")
 
 
 def _startup_pass(turn: Turn) -> None:

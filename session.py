@@ -20,13 +20,19 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from . import drafting
 from .codegen.errors import CodegenError
 from .codegen.metacode import MetaCode
 from .codegen.outcomes import LoopStatus
 from .codegen.phases import CodegenPhase
 from .codegen.replies import ReplyIntent, classify_reply, is_resume
-from .llm_port import LIFECYCLE, Meter, PluginLLM
+from .drafting import (
+    PROPOSAL_CONTEXT,
+    PROPOSAL_HELP,
+    propose,
+    retrieval_query,
+)
+from .lifecycle import LIFECYCLE
+from .llm_port import Meter, PluginLLM
 from .memory.errors import CodeMemoryError
 from .projects import Project
 from .session_worker import DraftWorker, interruption_report
@@ -83,13 +89,13 @@ class Session:
                 self._archive_finished(project)
                 project.ledger.open_task(self.state.task_id, self.user_id)
                 self.context = self._task_context(turn, project, request)
-                meta = drafting.propose(request, [], self._llm(turn),
-                                        self.context.code(drafting.PROPOSAL_CONTEXT))
+                meta = propose(request, [], self._llm(turn),
+                                        self.context.code(PROPOSAL_CONTEXT))
             except (CodeMemoryError, CodegenError) as err:
                 self._fail(turn, f"could not prepare the request: {err}")
                 return f"I could not prepare the request: {err}"
             self._remember_proposal(turn, meta, [])
-            return f"{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+            return f"{meta.render_markdown()}\n\n{PROPOSAL_HELP}"
 
     def _llm(self, turn: Turn) -> Any:
         """The plugin's LLM for this request: counted, native JSON as configured."""
@@ -109,7 +115,7 @@ class Session:
     def _task_context(self, turn: Turn, project: Project,
                       request: Mapping[str, Any]) -> TaskContext:
         return TaskContext(project, user=self.user_id, task_id=self.state.task_id,
-                           query=drafting.retrieval_query(request),
+                           query=retrieval_query(request),
                            current_file=str(request.get("target_path", "")),
                            share_finished=turn.workspace.config.share_task_notes,
                            meter=self.meter)
@@ -165,12 +171,12 @@ class Session:
             project = turn.workspace.project()
             if self.context is None or self.context.project is not project:
                 self.context = self._task_context(turn, project, request)
-            meta = drafting.propose(request, feedback, self._llm(turn),
-                                    self.context.code(drafting.PROPOSAL_CONTEXT))
+            meta = propose(request, feedback, self._llm(turn),
+                                    self.context.code(PROPOSAL_CONTEXT))
         except (CodeMemoryError, CodegenError) as err:
-            return f"I could not revise the proposal: {err}. {drafting.PROPOSAL_HELP}"
+            return f"I could not revise the proposal: {err}. {PROPOSAL_HELP}"
         self._remember_proposal(turn, meta, feedback)
-        return f"Revised:\n\n{meta.render_markdown()}\n\n{drafting.PROPOSAL_HELP}"
+        return f"Revised:\n\n{meta.render_markdown()}\n\n{PROPOSAL_HELP}"
 
     def confirm(self, turn: Turn) -> str:
         """Start the draft loop for the confirmed meta-code, in a worker thread."""
@@ -255,10 +261,6 @@ class Sessions:
             if session is None:
                 session = self._sessions[user_id] = Session(user_id, read_state(working_memory))
             return session
-
-    def get(self, user_id: str) -> Session | None:
-        with self._lock:
-            return self._sessions.get(user_id)
 
     def all(self) -> list[Session]:
         with self._lock:

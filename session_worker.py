@@ -14,12 +14,11 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
-from . import drafting
 from .codegen.loop import Committed, GaveUp, ProgressEvent
 from .codegen.metacode import MetaCode
 from .codegen.phases import CodegenPhase
-from .lifecycle import ShuttingDown
-from .llm_port import LIFECYCLE
+from .drafting import first_commit, outcome_message, phase_for, run_loop
+from .lifecycle import LIFECYCLE, ShuttingDown
 from .memory.commits.message import is_good
 from .memory.errors import TaskNotFound
 from .memory.scratchpad import Scratchpad
@@ -55,21 +54,22 @@ class DraftWorker:
     def alive(self) -> bool:
         return self._thread.is_alive()
 
+    @property
+    def thread(self) -> threading.Thread:
+        return self._thread
+
     def start(self) -> None:
         self._thread.start()
 
-    def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)
-
     def _should_stop(self) -> bool:
-        return self.stop_event.is_set() or LIFECYCLE.stopping.is_set()
+        return self.stop_event.is_set() or LIFECYCLE.should_stop()
 
     def _run(self) -> None:
         context = self.session.context
         assert context is not None, "the session builds the task's context before starting"
         try:
             with self.workspace.registry.lease(self.project):
-                outcome = drafting.run_loop(self.project, self.workspace.config, self.meta,
+                outcome = run_loop(self.project, self.workspace.config, self.meta,
                                             self.task_id, self.notes, context,
                                             self.session.meter, self._progress,
                                             self._should_stop)
@@ -91,7 +91,7 @@ class DraftWorker:
     def _diff(self, outcome: Committed | GaveUp) -> str:
         if not isinstance(outcome, Committed):
             return ""
-        base = drafting.first_commit(self.project, self.task_id)
+        base = first_commit(self.project, self.task_id)
         return self.project.commits.diff(base, outcome.commit_id) if base else ""
 
     def _finish(self, outcome: Committed | GaveUp, diff: str) -> None:
@@ -99,13 +99,13 @@ class DraftWorker:
             self._update(CodegenPhase.DONE, outcome.commit_id)
         else:
             self._update(commit_id=outcome.last_good, failure=outcome.reason)
-        self.link.send(drafting.outcome_message(outcome, self.meta, diff,
+        self.link.send(outcome_message(outcome, self.meta, diff,
                                                 self.session.meter.calls), "chat")
 
     def _progress(self, event: ProgressEvent) -> None:
         if LIFECYCLE.stopping.is_set():
             return
-        phase = drafting.phase_for(event)
+        phase = phase_for(event)
         if phase is not None:
             self._update(phase)
         if self._throttle.ready():

@@ -254,10 +254,11 @@ def settings_model():
 
 @plugin
 def activated(plugin):
-    """Name a broken requirements.txt line or a missing dependency in the Cat's log.
+    """Name a broken requirements.txt line or a missing dependency in the Cat's log, and make
+    this import of the plugin the live one.
 
-    Runs at every start-up, before the Cat exists (cat-v1-api.md §2.4): it only reads files and
-    logs, and never raises (raising here would abort the Cat's boot).
+    Runs at every start-up, before the Cat exists (docs/cat-plugin-api.md): it only reads
+    files, logs and starts a thread, and never raises (raising here would abort the Cat's boot).
     """
     try:
         from .environment import log_requirements_problems
@@ -265,6 +266,27 @@ def activated(plugin):
         log_requirements_problems()
     except Exception as err:  # crash boundary: activation must never fail because of a check
         _log_warning(f"Code Working Memory: dependency check skipped: {err!r}")
+    try:  # this import of the plugin takes over from an earlier one (toggle, re-upload), in a
+        # thread: at run time the Cat calls this on its event loop, which must not wait
+        import threading
+
+        from .process import GENERATION
+
+        threading.Thread(target=GENERATION.claim, name="codemem-claim", daemon=True).start()
+    except Exception as err:  # crash boundary: activation must never fail
+        _log_warning(f"Code Working Memory: hand-over skipped: {err!r}")
+
+
+@plugin
+def deactivated(plugin):
+    """The admin switched the plugin off (or uninstalls it): stop what it started, in the
+    background (the Cat calls this on its event loop, which must not wait)."""
+    try:
+        from .process import retire_live
+
+        retire_live()
+    except Exception as err:  # crash boundary: deactivation must never fail
+        _log_warning(f"Code Working Memory: winding down failed: {err!r}")
 
 
 def _log_warning(message):

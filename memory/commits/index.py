@@ -21,9 +21,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from . import episodes as ep
 from .backend import open_backend
 from .diffs import summarize, unified_diff
+from .episodes import (
+    Episode,
+    EpisodeSearch,
+    EpisodeSink,
+    episode_metadata,
+    episode_text,
+    injected_episodes,
+    rank,
+)
 from .errors import (
     HistoryBusy,
     InvalidDraft,
@@ -87,8 +95,8 @@ class CommitIndex:
         root_dir: str | Path,
         *,
         backend: str = "auto",
-        episodes: ep.EpisodeSink | None = None,
-        episode_search: ep.EpisodeSearch | None = None,
+        episodes: EpisodeSink | None = None,
+        episode_search: EpisodeSearch | None = None,
         clock: Callable[[], float] = time.time,
         lock_timeout: float = 30.0,
         stale_lock_after: float = 120.0,
@@ -429,17 +437,17 @@ class CommitIndex:
             return
         with self._guard():  # the reader and the backend are used under the mutex only
             info = self._reader.info(sha)
-        text = ep.episode_text(info.task_id, info.iteration, info.verdict, info.name, info.reason,
+        text = episode_text(info.task_id, info.iteration, info.verdict, info.name, info.reason,
                                self.summary(sha))  # fmt: skip
         try:
-            self._sink.add_memory(text, ep.episode_metadata(info))
+            self._sink.add_memory(text, episode_metadata(info))
         except Exception as err:  # noqa: BLE001 - a foreign sink must not undo a durable commit
             self.episode_errors += 1
             log.warning("episode for commit %s not stored: %s", sha, err)
 
     def search_episodes(
         self, query: str, task_id: str | None = None, limit: int = 10
-    ) -> list[ep.Episode]:
+    ) -> list[Episode]:
         """ "What did we try for this, and why did it fail": episodes by text and recency.
 
         Searches every commit ever made (including rolled-back ones), optionally of one task.
@@ -452,12 +460,12 @@ class CommitIndex:
             commits = self._all_commits()
             if task_id is not None:
                 commits = {s: i for s, i in commits.items() if i.task_id == task_id}
-            injected = ep.injected_episodes(
+            injected = injected_episodes(
                 self._search, query, limit * 3 if task_id else limit, commits, self.summary
             )
             if injected:
                 return injected[:limit]
-            return ep.rank(query, [(i, self.summary(s)) for s, i in commits.items()], limit=limit)
+            return rank(query, [(i, self.summary(s)) for s, i in commits.items()], limit=limit)
 
     def stats(self) -> dict[str, Any]:
         """Backend in use, repository path and sizes, repairs and episode errors."""

@@ -14,6 +14,7 @@ import pickle
 import sys
 import time
 from dataclasses import fields
+from importlib import import_module
 
 from .api import extract_file
 from .entities import FileExtraction
@@ -46,8 +47,10 @@ def _test_hook(config: WorkerSettings, path: str) -> None:
 
 def _warm_up(engine: str) -> None:
     """Import the parsers before reporting ready, so start-up never eats a file's time."""
-    from . import python_ts, treesitter  # noqa: F401
     from .languages import get_parser
+
+    for module in (".python_ts", ".treesitter"):
+        import_module(module, __package__)
 
     get_parser("python")
     if engine == "libcst":

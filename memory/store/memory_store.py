@@ -28,8 +28,8 @@ from functools import partial
 from typing import Any, Generic, TypeVar
 
 from ..errors import StoreCorrupt, StoreError
-from . import integrity
 from .fts import index_row, meta_value, rebuild_batch, search, start_rebuild
+from .integrity import DamageControl, connect, first_problem, is_corruption
 from .lexical import LexicalQuery
 from .primitives import compile_filter
 from .schema import MIGRATIONS, SCHEMA_VERSION
@@ -130,7 +130,7 @@ class MemoryStore:
         self._closed = False
         problem = self._open_checked()
         #: damage found and repaired: ``damage.notice``, ``damage.listeners`` (``integrity``)
-        self.damage = integrity.DamageControl(path, self._lock, lambda: self._conn.close(),
+        self.damage = DamageControl(path, self._lock, lambda: self._conn.close(),
                                               self._open_checked, lost_on_corruption)
         if problem is not None:
             self._replace_damaged(problem)
@@ -139,8 +139,8 @@ class MemoryStore:
     # -- connection plumbing ---------------------------------------------------------------
     def _open_checked(self) -> str | None:
         """Connect, set up and migrate; the damage found on the way (``None``: sound)."""
-        self._conn, self._identity = integrity.connect(self.path, self._busy_timeout_ms)
-        return integrity.first_problem(self.path, self._conn, self._set_up)
+        self._conn, self._identity = connect(self.path, self._busy_timeout_ms)
+        return first_problem(self.path, self._conn, self._set_up)
 
     def _set_up(self) -> None:
         self._conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
@@ -164,7 +164,7 @@ class MemoryStore:
         try:
             yield
         except sqlite3.DatabaseError as err:
-            if integrity.is_corruption(err):
+            if is_corruption(err):
                 raise self.damage_found(err) from err
             raise
 

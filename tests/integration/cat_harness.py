@@ -262,8 +262,11 @@ def _patch_environment(mp: Any, core: pathlib.Path, workdir: pathlib.Path,
 def _patch_cat(mp: Any, plugins_rel: str, install_requirements: bool) -> None:
     """Monkeypatches of Cat internals (cat-v1-api.md §10.2); imports ``cat`` lazily."""
     import cat.routes.static.admin as admin
+    import cat.routes.static.static as static
 
     mp.setattr(admin, "mount", lambda app: None)  # no /admin build outside docker
+    if not os.path.isdir("cat/static"):  # a core exported from git lacks the empty folder
+        mp.setattr(static, "mount", lambda app: None)
     import cat.utils as utils
     import tiktoken.registry
     from cat.mad_hatter.plugin import Plugin
@@ -379,7 +382,7 @@ def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
     for thread in threading.enumerate():
         if thread.name == "codemem-startup":
             thread.join(timeout)
-    for project in run.plugin_module("runtime").REGISTRY.projects():
+    for project in run.plugin_module("process").GENERATION.registry.projects():
         if project.indexer is not None:
             project.indexer.join(timeout)
             assert not project.indexer.is_alive(), f"indexing did not finish in {timeout} s"
@@ -387,9 +390,9 @@ def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
 
 def wait_for_draft(run: CatRun, user: str, context: Any = "", timeout: float = 600) -> None:
     """Wait for ``user``'s draft loop in ``run``'s Cat (``context`` explains a missing one)."""
-    session = run.plugin_module("runtime").SESSIONS.get(user)
+    session = run.plugin_module("process").GENERATION.sessions.of(user, run.working_memory(user))
     assert session is not None and session.worker is not None, context
-    session.worker.join(timeout)
+    session.worker.thread.join(timeout)
     assert not session.worker.alive, f"the draft loop did not finish in {timeout} s"
 
 

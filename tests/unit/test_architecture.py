@@ -102,6 +102,30 @@ def test_plugin_code_uses_relative_imports_for_its_own_packages():
                 f"{rel}:{node.lineno}: absolute import of {module} breaks inside the Cat")
 
 
+def _is_module(package: pathlib.Path, name: str) -> bool:
+    return (package / f"{name}.py").is_file() or (package / name).is_dir()
+
+
+def test_plugin_code_never_binds_a_module_by_name_from_its_package():
+    """``from . import x`` binds the package's attribute ``x`` when it exists: after the Cat
+    re-imports the plugin (toggle, re-upload) that is the previous import's module, and two
+    generations of the plugin run side by side. ``from .x import name`` always reads the
+    current ``sys.modules``."""
+    for rel in python_files():
+        if rel.parts[0] in ("tests", "bench"):
+            continue
+        for node, module, level in imports_of(rel):
+            if not level:
+                continue
+            package = (ROOT / rel).parent
+            for _ in range(level - 1):
+                package = package.parent
+            package = package.joinpath(*module.split(".")) if module else package
+            modules = [a.name for a in node.names if _is_module(package, a.name)]
+            assert not modules, (f"{rel}:{node.lineno} imports module(s) {modules} by name "
+                                 "from a package: import the names you use instead")
+
+
 def test_gitpython_is_never_imported_at_module_level():
     for rel in python_files():
         for module in top_level_imports(rel):

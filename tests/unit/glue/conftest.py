@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem import runtime
+from codemem.process import GENERATION
 from codemem.projects import Registry
 from codemem.session import Sessions
 
@@ -12,11 +12,11 @@ from codemem.session import Sessions
 @pytest.fixture(autouse=True)
 def fresh_registries(monkeypatch):
     registry, sessions = Registry(), Sessions()
-    monkeypatch.setattr(runtime, "REGISTRY", registry)
-    monkeypatch.setattr(runtime, "SESSIONS", sessions)
+    monkeypatch.setattr(GENERATION, "registry", registry)
+    monkeypatch.setattr(GENERATION, "sessions", sessions)
     yield registry, sessions
     for session in sessions.all():
         if session.worker is not None:
             session.worker.stop_event.set()
-            session.worker.join(60)
+            session.worker.thread.join(60)
     registry.close_all()

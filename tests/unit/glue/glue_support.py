@@ -137,5 +137,5 @@ def state_of(cat):
 def wait_for_draft(cat, timeout=180):
     worker = session_of(cat).worker
     assert worker is not None, "no draft loop was started"
-    worker.join(timeout)
+    worker.thread.join(timeout)
     assert not worker.alive, "the draft loop did not finish"

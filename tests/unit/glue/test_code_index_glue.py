@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from codemem import projects, recall, runtime
+from codemem.process import GENERATION
 from codemem.settings import CatMemory
 
 from ..memory.codebase.catlike import Document
@@ -33,7 +34,7 @@ def repo(tmp_path):
 
 
 def wait_for_indexing():
-    for project in runtime.REGISTRY.projects():
+    for project in GENERATION.registry.projects():
         if project.indexer is not None:
             project.indexer.join(timeout=120)
             assert not project.indexer.is_alive()
@@ -170,7 +171,7 @@ def test_a_damaged_store_reaches_the_index_summary_as_a_warning(tmp_path, repo):
     db = project.code.db_path
     with open(db, "r+b") as handle:  # garbage over the header: the next open repairs
         handle.write(b"not a database at all" * 8)
-    runtime.REGISTRY.close_all()
+    GENERATION.registry.close_all()
     runtime.start_indexing(cat)
     runtime.session_turn(cat)[1].workspace.project().indexer.join(60)
     summary = [text for kind, text in sent if kind == "chat"][-1]

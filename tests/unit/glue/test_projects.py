@@ -12,6 +12,7 @@ import pytest
 from codemem import runtime
 from codemem.config import PluginConfig, ProjectConfig, RetrievalTuning
 from codemem.memory.store.memory_store import StoreClosed
+from codemem.process import GENERATION
 from codemem.settings import PluginSettings
 
 from .glue_support import make_cat, other_user, settings_of
@@ -73,7 +74,7 @@ def test_the_languages_and_include_settings_narrow_the_next_indexing_run(tmp_pat
 def test_an_identity_change_rebuilds_and_the_old_project_closes_after_its_lease(tmp_path, repo):
     cat, _, _ = make_cat(tmp_path, repo)
     first = project_of(cat)
-    with runtime.REGISTRY.lease(first):
+    with GENERATION.registry.lease(first):
         cat.memory.vectors.declarative.embedder_name = "AnotherEmbedder"
         second = project_of(cat)
         assert second is not first and second.config.embedder_name == "AnotherEmbedder"

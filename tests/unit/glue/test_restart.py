@@ -12,9 +12,10 @@ from __future__ import annotations
 import pickle
 import threading
 
-from codemem import llm_port, runtime
+from codemem import llm_port
 from codemem.codegen.phases import CodegenPhase
 from codemem.lifecycle import Lifecycle, ShuttingDown, call_abandonably
+from codemem.process import GENERATION
 from codemem.projects import Registry
 from codemem.session import Sessions
 
@@ -57,9 +58,9 @@ def test_an_interrupted_draft_is_reported_and_continue_finishes_it(tmp_path, mon
     assert saved.code_working_memory["phase"] in ("drafting", "validating", "rolled_back")
 
     # -- a new process: fresh registries, the same data folder, the saved working memory ----
-    runtime.REGISTRY.close_all()
-    monkeypatch.setattr(runtime, "REGISTRY", Registry())
-    monkeypatch.setattr(runtime, "SESSIONS", Sessions())
+    GENERATION.registry.close_all()
+    monkeypatch.setattr(GENERATION, "registry", Registry())
+    monkeypatch.setattr(GENERATION, "sessions", Sessions())
     monkeypatch.setattr(llm_port.LIFECYCLE, "stopping", threading.Event())
     cat.working_memory = saved
     report = say(cat, "is my slugify function ready?")
@@ -87,7 +88,7 @@ def test_continue_right_after_the_restart_resumes_at_once(tmp_path, monkeypatch)
     state = state_of(cat)
     state.phase.walk_to(CodegenPhase.DRAFTING, "a worker of a process that is gone")
     session_of(cat).publish(cat.working_memory)
-    monkeypatch.setattr(runtime, "SESSIONS", Sessions())
+    monkeypatch.setattr(GENERATION, "sessions", Sessions())
     reply = say(cat, "continue")
     assert reply.startswith("Drafting `slugify`"), reply
     wait_for_draft(cat)

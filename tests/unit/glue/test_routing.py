@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from codemem import llm_port, runtime
+from codemem.process import GENERATION
 
 from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import slug_dict
@@ -55,7 +56,7 @@ def llm(monkeypatch):
 def indexed(tmp_path, repo):
     cat, sent, _ = make_cat(tmp_path, repo)
     runtime.start_indexing(cat)
-    for project in runtime.REGISTRY.projects():
+    for project in GENERATION.registry.projects():
         project.indexer.join(60)
     return cat
 
@@ -152,7 +153,7 @@ def test_the_plugins_commands_are_answered_without_the_cats_tool_selection(tmp_p
     cat, sent, _ = make_cat(tmp_path, repo)
     assert say(cat, "update the code index").startswith("Indexing `")
     assert cat.working_memory.get("active_form") is None
-    for project in runtime.REGISTRY.projects():
+    for project in GENERATION.registry.projects():
         project.indexer.join(60)
     assert any(kind == "chat" and text.startswith("Indexed `") for kind, text in sent)
     assert say(cat, "code memory status").startswith("**Code Working Memory**")

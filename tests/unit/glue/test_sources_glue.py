@@ -17,6 +17,7 @@ from codemem import llm_port, projects, runtime, sources
 from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
 from codemem.llm_port import Meter
 from codemem.memory.scratchpad import Scratchpad
+from codemem.process import GENERATION
 from codemem.settings import CatMemory
 from codemem.task_context import TaskContext
 from codemem.turn import Turn
@@ -63,7 +64,7 @@ def setup(tmp_path, monkeypatch):
 
 
 def current(cat):
-    workspace = Turn.of(cat, runtime.REGISTRY).workspace
+    workspace = Turn.of(cat, GENERATION.registry).workspace
     return workspace.project(), workspace.settings, workspace.config.data_dir
 
 
