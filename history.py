@@ -9,8 +9,10 @@ a newer draft can be applied over an older one, and a file the user edited is ne
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from .codegen.loop import DRAFT_NAME
 from .memory.errors import CodeMemoryError, TaskNotFound
 from .memory.repository.writeback import WriteBackRefused, write_back
 from .projects import Project
@@ -33,30 +35,37 @@ def _history_target(session: Session, turn: Turn) -> Project | str:
 
 
 def draft_history(session: Session, turn: Turn) -> str:
-    """The current task's drafts, newest first, with the one in use marked."""
+    """The current task's drafts, newest first, with the one in use marked.
+
+    A draft is shown by its commit's own name ("draft 2: slugify passes all checks"): its
+    number is the one "roll back to draft 2" takes.
+    """
     project = _history_target(session, turn)
     if isinstance(project, str):
         return project
     task = session.state.task_id
-    try:
-        entries = project.commits.log(task)
-    except TaskNotFound:  # a proposal not confirmed yet: nothing committed
-        entries = []
+    entries = _log(project, task)
     if not entries:
         return f"Task `{task}` has no drafts yet."
     head = project.commits.head(task)
     lines = [f"Drafts of task `{task}` (newest first):"]
     for info in entries:
         mark = " ← current" if info.id == head else ""
-        lines.append(f"- draft {info.iteration} `{info.id[:10]}` [{info.verdict}] "
-                     f"{info.name}{mark}")
+        lines.append(f"- {info.name} `{info.id[:10]}` [{info.verdict}]{mark}")
     undone = project.commits.undo_stack(task)
     if undone:
         lines.append("Rolled back, restorable with **redo** (most recent first):")
         for commit in undone:
             info = project.commits.show(commit)
-            lines.append(f"- draft {info.iteration} `{commit[:10]}` [{info.verdict}] {info.name}")
+            lines.append(f"- {info.name} `{commit[:10]}` [{info.verdict}]")
     return "\n".join(lines)
+
+
+def _log(project: Project, task: str) -> list[Any]:
+    try:
+        return list(project.commits.log(task))
+    except TaskNotFound:  # a proposal not confirmed yet: nothing committed
+        return []
 
 
 def redo_draft(session: Session, turn: Turn) -> str:
@@ -71,27 +80,69 @@ def redo_draft(session: Session, turn: Turn) -> str:
     return _restored(session, turn, project, commit, "Restored")
 
 
+#: Words naming the newest good draft before the current one ("the last good draft").
+LAST_GOOD = re.compile(r"^(?:the\s+)?(?:last|latest|previous|newest)(?:\s+good)?"
+                       r"(?:\s+(?:one|draft|version))?$|^good(?:\s+draft)?$")
+#: Words naming the task's first commit (the file as it was).
+START = re.compile(r"^(?:the\s+)?(?:start|beginning|original|first\s+commit|draft\s+0|0)"
+                   r"(?:\s+(?:one|draft|version))?$")
+COMMIT_ID = re.compile(r"^[0-9a-f]{7,40}$")
+
+
 def roll_back_draft(session: Session, turn: Turn, which: str) -> str:
-    """Go back to a draft (number, commit id, or the last good one) and restore its notes."""
+    """Go back to a draft (number, commit id, the start, or the last good one) and restore its
+    notes; anything else is answered with the history, never taken for a commit id."""
     project = _history_target(session, turn)
     if isinstance(project, str):
         return project
     task = session.state.task_id
-    wanted = (which or "").strip().strip("`").lower().removeprefix("draft").strip()
+    target = _rollback_target(project, task, which)
+    if target is None:
+        said = " ".join((which or "").split())
+        return (f"I do not know which draft {said!r} is: say a draft number, a commit id, or "
+                f"**the last good draft**.\n\n{draft_history(session, turn)}")
     try:
-        to = None
-        if wanted.isdigit():
-            match = [c for c in project.commits.log(task) if c.iteration == int(wanted)]
-            if not match:
-                return f"Task `{task}` has no draft {wanted}.\n\n{draft_history(session, turn)}"
-            to = match[0].id
-        elif wanted and wanted not in ("last good", "previous", "last", "the last good one"):
-            to = wanted
-        commit = project.commits.rollback(task, to=to)
+        commit = _move_to(project, task, target)
     except CodeMemoryError as err:
         return f"Cannot roll back: {err}"
     return _restored(session, turn, project, commit, "Back at") + (
         " The newer drafts are kept: say **redo** to restore them.")
+
+
+def _move_to(project: Project, task: str, target: str) -> str:
+    """Roll back to ``target`` ("": the last good draft), or forward to a rolled-back draft
+    ("roll back to draft 2" after going back to draft 1) by redoing until it is current."""
+    if not target or target in {c.id for c in _log(project, task)} \
+            or target not in project.commits.undo_stack(task):
+        return project.commits.rollback(task, to=target or None)
+    for _ in range(len(project.commits.undo_stack(task))):
+        head = project.commits.redo(task)
+        if head == target:
+            break
+    return project.commits.rollback(task, to=target) if head != target else head
+
+
+def _rollback_target(project: Project, task: str, which: str) -> str | None:
+    """"" for the last good draft, a commit id, or None when ``which`` names nothing."""
+    wanted = " ".join((which or "").strip().strip("`").lower().split())
+    wanted = re.sub(r"^(?:to\s+)", "", wanted)
+    if not wanted or LAST_GOOD.match(wanted):
+        return ""
+    entries = _log(project, task)
+    if START.match(wanted):
+        return entries[-1].id if entries else None
+    number = re.fullmatch(r"(?:draft\s*(?:no\.?|number|#)?\s*)?#?(\d+)", wanted)
+    if number:
+        named = [c.id for c in entries if _draft_number(c.name) == int(number.group(1))]
+        named += [c for c in project.commits.undo_stack(task)
+                  if _draft_number(project.commits.show(c).name) == int(number.group(1))]
+        return named[0] if named else None
+    return wanted if COMMIT_ID.match(wanted) else None
+
+
+def _draft_number(name: str) -> int | None:
+    found = DRAFT_NAME.match(name or "")
+    return int(found.group(1)) if found else None
 
 
 def _restored(session: Session, turn: Turn, project: Project, commit: str, verb: str) -> str:
@@ -104,8 +155,7 @@ def _restored(session: Session, turn: Turn, project: Project, commit: str, verb:
             session.state.commit_id = commit
             session.publish(turn.working_memory)
     info = project.commits.show(commit)
-    return (f"{verb} draft {info.iteration} `{commit[:10]}` ({info.name}); its working-memory "
-            "notes are restored.")
+    return f"{verb} {info.name} `{commit[:10]}`; its working-memory notes are restored."
 
 
 def is_apply(text: str) -> bool:

@@ -11,6 +11,7 @@ says what was tried and why it failed. The exact failure is fed into the next it
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -67,6 +68,7 @@ class ProgressEvent:
     """One progress notification; ``status`` is started, done, failed or info."""
 
     task_id: str
+    #: The draft's number, counted over the whole task (its commit is "draft N: ...").
     iteration: int
     step: str
     status: str
@@ -209,12 +211,15 @@ class _Run:
         self.validation_s, self._vlock = 0.0, threading.Lock()
         self.warnings: list[str] = []
         self.iteration = 0
+        #: Drafts the task had before this run (a resumed task keeps numbering its drafts).
+        self.drafts_before = 0
         self.api_facts = deps.api_facts
         self.api_refs: tuple[str, ...] = ()
 
     # -- driver -----------------------------------------------------------------------------
     def go(self) -> Outcome:
         head = self._base()
+        self.drafts_before = self._drafts_so_far()
         feedback, last_sig, repeats = "", None, 0
         report = ValidationReport()
         self._note("loop.status", LoopStatus.RUNNING.value)
@@ -247,7 +252,7 @@ class _Run:
         if not ext_cfg.enabled:
             return self._committed(commit_id, attempt, None)
         previous = self._files_of(head) if self._is_implementation(head) else None
-        n = self.iteration
+        n = self.draft_no
         result = run_extended(self._ext_deps(), dict(attempt.files or {}), commit_id, previous,
                               ext_cfg)
         self._note(f"iter{n}.extended", {
@@ -263,7 +268,7 @@ class _Run:
 
     # -- one iteration ----------------------------------------------------------------------
     def _attempt(self, head: str, feedback: str) -> _Attempt:
-        n = self.iteration
+        n = self.draft_no
         self._emit("context", "started")
         ctx = load_context(self.meta, self.task_id, self.store, self.repo_context,
                            self.associative, head, self.config)
@@ -313,8 +318,8 @@ class _Run:
         report = valid.merge(ex_report)
         if verdict is not None:
             report = report.merge(verdict.as_report())
-            self._note(f"iter{self.iteration}.judge", verdict.to_dict())
-        self._note(f"iter{self.iteration}.validation", report.to_dict())
+            self._note(f"iter{self.draft_no}.judge", verdict.to_dict())
+        self._note(f"iter{self.draft_no}.validation", report.to_dict())
         self._emit("validate", "done" if report.ok else "failed",
                    "all checks passed" if report.ok else report.as_feedback(300))
         return report
@@ -370,8 +375,19 @@ class _Run:
                                  metacode=self.meta.to_dict(), snapshot=self._snapshot(),
                                  verdict=commit_verdict(DraftOutcome.BASELINE))
 
+    @property
+    def draft_no(self) -> int:
+        """The number of the draft this iteration makes, counted over the whole task."""
+        return self.drafts_before + self.iteration
+
+    def _drafts_so_far(self) -> int:
+        """The highest draft number on the task's branch (drafts are named "draft N: ...")."""
+        numbers = [int(found.group(1)) for c in self.store.log(self.task_id)
+                   if (found := DRAFT_NAME.match(c.name))]
+        return max(numbers, default=0)
+
     def _commit(self, attempt: _Attempt, outcome: DraftOutcome) -> str:
-        n, symbol = self.iteration, self.meta.symbol or self.meta.target_path
+        n, symbol = self.draft_no, self.meta.symbol or self.meta.target_path
         passed, verdict = outcome is DraftOutcome.PASSED, commit_verdict(outcome)
         name = f"draft {n}: {symbol} {'passes all checks' if passed else 'rejected'}"
         reason = ("All checks passed:\n" + "\n".join(
@@ -388,7 +404,7 @@ class _Run:
         if attempt.files is not None:
             self._commit(attempt, DraftOutcome.REJECTED)
             self.store.rollback(self.task_id, to=head)
-        self._note(f"iter{self.iteration}.rollback", {"to": head})
+        self._note(f"iter{self.draft_no}.rollback", {"to": head})
         self._emit("rollback", "done", f"back to {head[:10]}")
 
     def _revise(self, feedback: str, head: str) -> Revised | str:
@@ -431,7 +447,7 @@ class _Run:
 
     def _emit(self, step: str, status: str, message: str = "") -> None:
         if self.on_progress is not None:
-            self.on_progress(ProgressEvent(self.task_id, self.iteration, step, status, message,
+            self.on_progress(ProgressEvent(self.task_id, self.draft_no, step, status, message,
                                            round(time.perf_counter() - self.started, 3)))
 
     def _stats(self) -> LoopStats:
@@ -456,6 +472,10 @@ class _Run:
                       self.api_refs)
 
     _ext_failure: ValidationReport = ValidationReport()
+
+
+#: How the loop names a draft's commit; the number is what the user sees and rolls back to.
+DRAFT_NAME = re.compile(r"draft (\d+):")
 
 
 def _default(name: str, module: str = ".validate") -> Any:

@@ -47,11 +47,11 @@ def test_apply_twice_says_already_applied(drafted):
 def test_a_newer_draft_after_an_apply_is_applied_over_it(drafted):
     cat, target, original = drafted
     say(cat, "apply")
-    assert roll_back(cat).startswith("Back at draft 0 ")  # the repository's own version
+    assert roll_back(cat).startswith("Back at start: slugify ")  # the repository's own version
     reply = say(cat, "apply")
     assert reply.startswith("Applied draft `"), reply
     assert target.read_text() == original
-    assert runtime.redo_draft(cat).startswith("Restored draft 1 ")
+    assert runtime.redo_draft(cat).startswith("Restored draft 1: slugify ")
     assert say(cat, "apply").startswith("Applied draft `")
     assert "def slugify" in target.read_text()
 
@@ -91,3 +91,22 @@ def test_apply_respects_the_never_policy(drafted):
     cat, *_ = drafted
     settings_of(cat)["write_back"] = "never: drafts stay in the history"
     assert say(cat, "apply").startswith("Write-back is off")
+
+
+def test_the_history_names_each_draft_once_and_roll_back_takes_what_it_shows(drafted):
+    cat, *_ = drafted
+    listing = say(cat, "show the draft history")
+    assert "- draft 1: slugify passes all checks `" in listing and "← current" in listing
+    assert "- start: slugify `" in listing
+    assert roll_back(cat, "the start").startswith("Back at start: slugify ")
+    assert say(cat, "roll back to draft 1").startswith("Back at draft 1: slugify ")
+    assert say(cat, "roll back to the last good draft").startswith("Back at start: slugify ")
+    assert say(cat, "redo").startswith("Restored draft 1: slugify ")
+
+
+@pytest.mark.parametrize("which", ["the good old days", "draft 7", "HEAD~1", "../x"])
+def test_a_draft_that_does_not_exist_is_answered_with_the_history(drafted, which):
+    cat, *_ = drafted
+    reply = roll_back(cat, which)
+    assert reply.startswith("I do not know which draft") and "Drafts of task" in reply, reply
+    assert "unsafe" not in reply
