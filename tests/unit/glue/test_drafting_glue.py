@@ -123,21 +123,22 @@ def test_history_and_roll_back_in_chat(setup):
     say(cat, "go")
     wait_for_draft(cat)
     lines = history.draft_history(session, turn()).splitlines()
-    assert lines[1].startswith("- draft 1 ") and "[passed]" in lines[1] and "← current" in lines[1]
+    assert lines[1].startswith("- draft 1: slugify ") and "[passed]" in lines[1] and "← current" in lines[1]
     assert "[imported]" in lines[2]
     task = state_of(cat).task_id
-    assert "has no draft 7" in history.roll_back_draft(session, turn(), "draft 7")
+    assert "do not know which draft 'draft 7'" in history.roll_back_draft(session, turn(),
+                                                                          "draft 7")
     reply = history.roll_back_draft(session, turn(), "")
-    assert reply.startswith("Back at draft 0 ") and "restored" in reply
+    assert reply.startswith("Back at start: slugify ") and "restored" in reply
     assert "loop.status" not in state_of(cat).scratchpad.snapshot(task)
     after = history.draft_history(session, turn()).splitlines()
     assert "[imported]" in after[1] and "← current" in after[1]
     assert after[2].startswith("Rolled back, restorable with **redo**")
-    assert history.redo_draft(session, turn()).startswith("Restored draft 1 ")
+    assert history.redo_draft(session, turn()).startswith("Restored draft 1: slugify ")
     assert "iter1.generation" in state_of(cat).scratchpad.snapshot(task)
     assert history.redo_draft(session, turn()).startswith("Nothing to redo:")
     assert history.roll_back_draft(session, turn(), "--upload-pack=touch PWN").startswith(
-        "Cannot roll back:")
+        "I do not know which draft")  # never handed to git
 
 
 def test_stop_while_drafting_ends_the_loop_after_the_current_step(setup, monkeypatch):
