@@ -57,6 +57,13 @@ def retrieval_query(request: Mapping[str, Any]) -> str:
     return " ".join(p.strip() for p in parts if p.strip())
 
 
+def metacode_query(meta: MetaCode) -> str:
+    """The drafting retrieval's query: what the user confirmed (target, signature, behaviour,
+    constraints), so a library or helper the meta-code names reaches the drafts' context."""
+    parts = [meta.symbol, meta.target_path, meta.signature, meta.behaviour, *meta.constraints]
+    return " ".join(str(p).strip() for p in parts if str(p or "").strip())
+
+
 def propose(request: Mapping[str, Any], feedback: Sequence[str], llm: Callable[[str], str],
             context: Sequence[ContextSnippet]) -> MetaCode:
     """Meta-code for the request and the user's corrections so far (in order)."""

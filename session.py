@@ -28,6 +28,7 @@ from .codegen.replies import ReplyIntent, classify_reply, is_resume
 from .drafting import (
     PROPOSAL_CONTEXT,
     PROPOSAL_HELP,
+    metacode_query,
     propose,
     retrieval_query,
 )
@@ -196,6 +197,7 @@ class Session:
         meta = MetaCode.from_dict(state.note("metacode"))
         if self.context is None or self.context.project is not project:
             self.context = self._task_context(turn, project, state.note("request") or {})
+        self.context.refocus(metacode_query(meta), meta.target_path)  # what the user confirmed
         self.worker = DraftWorker(self, turn.link, project, turn.workspace, meta)
         self.publish(turn.working_memory)
         self.worker.start()

@@ -1,13 +1,13 @@
-"""COMPOSITION: one retrieval per task, shared by its proposal, its revisions and its loop.
+"""COMPOSITION: one retrieval per phase of a task: its proposal, then its drafts.
 
-A code request used to retrieve (and LLM-score) its context again for the proposal, for every
-revision, and for every iteration of the loop, once for the repository and once more for the
-associative sources: 49 scoring calls for one request on a six-file repository (issue 12). Here
-the task's query (the request, its file and symbol) is retrieved once, the repository and the
-associative context scored *together* (one candidate list, one scoring pass), and the result is
-reused until the query or the code index changes (the cache key is the query and the project's
-index generation). The loop's own query wording is ignored on purpose: it is derived from the
-same request, and a new wording would only buy another scoring pass.
+A code request retrieves (and LLM-scores) its context twice: for the proposal, from the
+request's own words (its revisions reuse that retrieval), and, once the user confirms the
+meta-code, from the meta-code (target, signature, behaviour, constraints: "store the note in
+the TinyDB table" names a library the request did not), which every iteration of the loop
+reuses. Each retrieval scores the repository and the associative context *together* (one
+candidate list, one scoring call), and is reused until the query or the code index changes
+(the cache key is the query and the project's index generation). The loop's own query wording
+is ignored on purpose: a new wording per iteration would only buy another scoring pass.
 
 What the retrieval may contain is scoped by ``privacy``: shared code and documentation, this
 user's finished tasks' notes (everyone's when sharing is on), and episodes of allowed tasks.
@@ -43,6 +43,12 @@ class TaskContext:
         self.retrievals = 0
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, int], list[Any]] = {}
+
+    def refocus(self, query: str, current_file: str) -> None:
+        """Retrieve for ``query`` from now on (the confirmed meta-code); the next use pays one
+        retrieval, later uses reuse it."""
+        with self._lock:
+            self.query, self.current_file = query, current_file
 
     def memories(self) -> list[Any]:
         """The scored memories of the task's query (retrieved on first use, then reused)."""

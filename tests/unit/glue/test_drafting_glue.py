@@ -82,7 +82,9 @@ def test_request_correction_go_and_a_committed_draft(setup):
     assert walked[:4] == ["collecting", "metacode_confirmed", "drafting", "validating"]
     assert walked[-2:] == ["committed", "done"]
     assert (repo / "text" / "slug.py").read_text() == original  # never written without "apply"
-    assert session_of(cat).context.retrievals == 1  # proposal, revision and loop: one retrieval
+    context = session_of(cat).context
+    assert context.retrievals == 2  # the proposal and its revision share one, the loop one
+    assert slug_dict()["behaviour"] in context.query  # the loop's is the confirmed meta-code
 
 
 def test_cancel_drops_the_request_and_nothing_waits_afterwards(setup):
