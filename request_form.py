@@ -55,7 +55,7 @@ def advance(form: Any, states: Any) -> dict[str, str]:
     text = _user_text(form)
     asked = bool(getattr(form, ASKED, False))
     if asked and classify_reply(text) is ReplyIntent.CANCEL:
-        form._state = states.CLOSED
+        close_form(form, states)
         return {"output": "Dropped the code request."}
     if not form._model.get("request"):
         form._model = {**prefill(extract_details(text), text), **form._model}
@@ -65,10 +65,20 @@ def advance(form: Any, states: Any) -> dict[str, str]:
     if form._state != states.COMPLETE and asked:
         form.update()  # the Cat's LLM extraction: the answer was not readable by rule
     if form._state == states.COMPLETE:
-        form._state = states.CLOSED
+        close_form(form, states)
         return form.submit(form._model)  # type: ignore[no-any-return]
     setattr(form, ASKED, True)
     return {"output": question_for(form._missing_fields, form._errors)}
+
+
+def close_form(form: Any, states: Any) -> None:
+    """Close the form and take it out of the working memory now: the Cat clears a closed form
+    only in its form agent, which never runs on a turn the plugin answers, and a closed form
+    left there would hold up the user's next request."""
+    form._state = states.CLOSED
+    memory = form.cat.working_memory
+    if memory.get("active_form") is form:
+        memory.active_form = None
 
 
 def _merge(form: Any, details: RequestDetails) -> None:

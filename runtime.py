@@ -42,7 +42,7 @@ from .projects import Project, index_project, retrieve, search
 from .recall import VARIABLE as CODE_VARIABLE
 from .recall import TurnNotes, begin_turn, drop_procedures, recalled_code, split_code_recall
 from .recall import notes as turn_notes
-from .request_form import ASKED, advance, prefill, submitted_request
+from .request_form import ASKED, advance, close_form, prefill, submitted_request
 from .session import Session
 from .sources import add_source as sources_add
 from .sources import index_sources, list_sources, parse_command, status_lines
@@ -171,19 +171,24 @@ def _route(cat: Any, session: Session, turn: Turn, text: str,
 
 
 def _with_known_path(turn: Turn, details: Any) -> Any:
-    """Fill the file of a symbol the index knows in exactly one file ("fix parse_date")."""
+    """Fill the file of a symbol the index knows in exactly one file ("fix parse_date"), or of
+    the class a new method goes into ("add a method to_json to the Invoice class")."""
     if details.target_path or not details.symbol or not turn.workspace.repository_configured:
         return details
     try:
         project = turn.workspace.project()
     except CodeMemoryError:
         return details
-    name = details.symbol.split(".")[-1]
-    found = project.code.list_memories({"type": "code_entity", "name": name})
-    paths = {str((m.get("metadata") or {}).get("path", "")) for m in found} - {""}
-    if len(paths) != 1:
-        return details
-    return type(details)(target_path=paths.pop(), symbol=details.symbol, kind=details.kind)
+    parts = details.symbol.split(".")
+    for name in dict.fromkeys([parts[-1], *parts[:-1][::-1]]):
+        found = project.code.list_memories({"type": "code_entity", "name": name})
+        paths = {str((m.get("metadata") or {}).get("path", "")) for m in found} - {""}
+        if len(paths) == 1:
+            return type(details)(target_path=paths.pop(), symbol=details.symbol,
+                                 kind=details.kind)
+        if paths:
+            break  # the name is ambiguous: ask rather than guess
+    return details
 
 
 def _plugin_command(cat: Any, session: Session, turn: Turn, found: Found) -> str | None:
@@ -273,7 +278,7 @@ def prompt_variables(cat: Any, agent_input: Any) -> Any:
 
 def advance_form(form: Any, states: Any) -> dict[str, str]:
     if GENERATION.stale:  # the Cat still holds a form of a retired import of the plugin
-        form._state = states.CLOSED
+        close_form(form, states)
         return {"output": STALE_FORM}
     with turn_scope(form.cat):
         return advance(form, states)

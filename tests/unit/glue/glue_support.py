@@ -9,10 +9,8 @@ real Cat is exercised by tests/integration.
 
 from __future__ import annotations
 
-from enum import Enum
 from types import SimpleNamespace
 
-from pydantic import ValidationError
 from qdrant_client import QdrantClient
 
 from codemem import environment, runtime
@@ -20,6 +18,7 @@ from codemem.memory.retrieval.embedding import HashingEmbedder
 from codemem.request_form import CodeRequest
 
 from ..memory.codebase.catlike import CatLikeCollection
+from .cat_stand_in import CatForm, CatFormState
 
 
 class WorkingMemoryStandIn(SimpleNamespace):
@@ -29,46 +28,13 @@ class WorkingMemoryStandIn(SimpleNamespace):
         return getattr(self, key, default)
 
 
-class States(Enum):
-    """``CatFormState``'s values."""
-
-    INCOMPLETE = "incomplete"
-    COMPLETE = "complete"
-    WAIT_CONFIRM = "wait_confirm"
-    CLOSED = "closed"
+States = CatFormState
 
 
-class FormStandIn:
-    """``CatForm``'s state, ``validate`` and LLM ``update`` (cat-v1-api.md §5), nothing more."""
+class FormStandIn(CatForm):
+    """The request form on the Cat's form machinery (``cat_stand_in.CatForm``)."""
 
     model_class = CodeRequest
-
-    def __init__(self, cat):
-        self.cat = cat
-        self._state = States.INCOMPLETE
-        self._model = {}
-        self._missing_fields = []
-        self._errors = []
-        self.llm_extractions = 0
-
-    def validate(self):
-        self._missing_fields, self._errors = [], []
-        try:
-            self.model_class(**self._model)
-            self._state = States.COMPLETE
-        except ValidationError as err:
-            for error in err.errors():
-                name = error["loc"][0]
-                if error["type"] == "missing":
-                    self._missing_fields.append(name)
-                else:
-                    self._errors.append(f"{name}: {error['msg']}")
-                    del self._model[name]
-            self._state = States.INCOMPLETE
-
-    def update(self):
-        self.llm_extractions += 1  # the Cat would ask its LLM here; the stand-in learns nothing
-        self.validate()
 
     def next(self):
         return runtime.advance_form(self, States)
@@ -118,11 +84,11 @@ def say(cat, text):
     if "output" in reply:
         return reply["output"]
     form = cat.working_memory.get("active_form")
-    if form is not None:
-        output = form.next()["output"]
+    if form is not None:  # the Cat's form agent: a CLOSED form is cleared one turn later
         if form._state is States.CLOSED:
             cat.working_memory.active_form = None
-        return output
+        else:
+            return form.next()["output"]
     return None
 
 
