@@ -91,7 +91,7 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     sign, why = code_sign(sentence, details, used)
     change = change_asked(sentence)
     form = question_form(sentence)
-    intent = _decide(sentence, sign, change, form)
+    intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
     evidence = tuple(e for e in (why, change, form) if e)
     return Detection(intent, _with_known(details, used), evidence, tuple(used))
 
@@ -103,12 +103,18 @@ def _confirmed(text: str, known: KnownCode | None) -> set[str]:
     return known.known(names) & set(names) if names else set()
 
 
-def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str) -> Intent:
+def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
+            names_code: bool) -> Intent:
+    """``names_code``: the sign of code is a name (a path, a symbol, a known name), not only
+    a code noun: with no change asked, "recommend a book on algorithms" is small talk, while
+    "Invoice.to_json and the currency" is uncertain."""
     if form or opening_verb(sentence) in INFORMATION_VERBS:
         about_code = sign is not CodeSign.NONE or asks_about_code(sentence)
         return Intent.CODE_QUESTION if about_code else Intent.OTHER
-    if sign is CodeSign.STRONG:
-        return Intent.CODE_REQUEST if change else Intent.AMBIGUOUS
+    if sign is CodeSign.STRONG and change:
+        return Intent.CODE_REQUEST
+    if sign is CodeSign.STRONG and names_code:
+        return Intent.AMBIGUOUS
     if sign is CodeSign.WEAK and change:
         return Intent.AMBIGUOUS
     return Intent.OTHER
