@@ -23,7 +23,7 @@ QUESTION_STARTS = frozenset({
     "comment", "pourquoi", "ou", "quel", "quelle", "quels", "qui", "quand", "qu'est", "est-ce",
     "que fait",
     "o que", "qual", "quais", "onde", "porque", "quem", "existe",
-    "wat", "waarom", "waar", "hoe", "welke", "wie", "wanneer", "zijn", "heeft", "doet", "wordt",
+    "wat", "waarom", "waar", "hoe", "welke", "wanneer", "zijn", "heeft", "doet", "wordt",
 })
 
 #: Openings that make a question-shaped message a request ("can you write ...?").
@@ -60,7 +60,7 @@ FAULT_NEGATIONS = frozenset({
 
 #: The speaker and the listener: a negation after them is not a bug report.
 PERSONS = frozenset({"i", "i'm", "we", "you", "io", "noi", "ich", "wir", "du", "yo",
-                     "nosotros", "je", "j'ai", "nous", "eu", "nos", "ik", "wij", "we", "jij"})
+                     "nosotros", "je", "j'ai", "nous", "eu", "nos", "ik", "wij", "jij"})
 
 #: Modal phrases: what the code should or must do (a request when code is named).
 MODAL_PHRASES = (
