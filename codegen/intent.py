@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from .intent_details import RequestDetails, extract_details
+from .intent_frames import ACKNOWLEDGEMENTS
 from .intent_signals import (
     CodeSign,
     Sentence,
@@ -86,14 +87,13 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     sentence = read(text, words(text))
     if not sentence.words:
         return Detection(Intent.OTHER, details)
-    names = _confirmed(text, known)
-    used = used_as_names(sentence, names)
-    sign, why = code_sign(sentence, details, used)
+    strong, weak = used_as_names(sentence, _confirmed(text, known))
+    sign, why = code_sign(sentence, details, strong, weak)
     change = change_asked(sentence)
     form = question_form(sentence)
     intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
     evidence = tuple(e for e in (why, change, form) if e)
-    return Detection(intent, _with_known(details, used), evidence, tuple(used))
+    return Detection(intent, _with_known(details, strong), evidence, tuple(strong + weak))
 
 
 def _confirmed(text: str, known: KnownCode | None) -> set[str]:
@@ -106,14 +106,15 @@ def _confirmed(text: str, known: KnownCode | None) -> set[str]:
 def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
             names_code: bool) -> Intent:
     """``names_code``: the sign of code is a name (a path, a symbol, a known name), not only
-    a code noun: with no change asked, "recommend a book on algorithms" is small talk, while
-    "Invoice.to_json and the currency" is uncertain."""
+    a code noun: with no change asked, "recommend a book on algorithms" is small talk, and so
+    are thanks ("thanks, parse_date works now"), while "Invoice.to_json and the currency" is
+    uncertain."""
     if form or opening_verb(sentence) in INFORMATION_VERBS:
         about_code = sign is not CodeSign.NONE or asks_about_code(sentence)
         return Intent.CODE_QUESTION if about_code else Intent.OTHER
     if sign is CodeSign.STRONG and change:
         return Intent.CODE_REQUEST
-    if sign is CodeSign.STRONG and names_code:
+    if sign is CodeSign.STRONG and names_code and sentence.words[0] not in ACKNOWLEDGEMENTS:
         return Intent.AMBIGUOUS
     if sign is CodeSign.WEAK and change:
         return Intent.AMBIGUOUS

@@ -10,7 +10,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .intent_text import BACKTICK_RE, CALL_RE, IDENT_RE, PATH_RE, fold, fuzzy, words
+from .intent_text import (
+    BACKTICK_RE,
+    CALL_RE,
+    IDENT_RE,
+    PATH_RE,
+    code_shaped,
+    fold,
+    fuzzy,
+    words,
+)
 from .intent_words import (
     CODE_FOR_NOUNS,
     CODE_NOUNS,
@@ -81,8 +90,7 @@ def _code_shaped(text: str) -> str:
     tokens: list[str] = re.findall(r"[\w.]+", text)
     for i, token in enumerate(tokens):
         neighbours = {fold(t.lower()) for t in tokens[max(0, i - 1):i + 2]}
-        if _plausible(token) and ("_" in token.strip("_") or "." in token) \
-                and not neighbours & MEMBER_NOUNS:
+        if _plausible(token) and code_shaped(token) and not neighbours & MEMBER_NOUNS:
             return token
     return ""
 

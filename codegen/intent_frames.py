@@ -32,7 +32,10 @@ REQUEST_FRAMES = (
     "please can", "can we", "could we", "puoi", "potresti", "kannst du", "konntest du",
     "konnen sie", "puedes", "podrias", "puede", "peux tu", "peux", "pourrais tu",
     "pourriez vous", "tu peux", "pode", "poderia", "podes", "voce pode", "kun je", "kan je",
-    "kunt u", "zou je", "wil je",
+    "kunt u", "zou je", "wil je", "is it possible", "would it be", "how about", "what about",
+    "any chance", "e possibile", "sarebbe possibile", "ist es moglich", "es posible",
+    "seria posible", "est-il possible", "serait-il possible", "e possivel", "seria possivel",
+    "is het mogelijk",
 )
 
 #: Words and pairs that may open a request before its verb.
@@ -43,6 +46,15 @@ POLITE_OPENINGS = frozenset({
     "puedes", "podrias", "peux tu", "pourrais tu", "tu peux", "stp", "svp", "pode",
     "poderia", "voce pode", "kun je", "kan je", "zou je", "wil je", "alsjeblieft", "graag",
     "dan", "ook", "anche", "auch", "tambien", "aussi", "tambem",
+})
+
+#: Openings of thanks and praise: with no change asked, the message is small talk even when
+#: it names code ("thanks, parse_date works now").
+ACKNOWLEDGEMENTS = frozenset({
+    "thanks", "thank", "thx", "great", "perfect", "nice", "cool", "awesome", "excellent",
+    "good", "wonderful", "brilliant", "grazie", "perfetto", "ottimo", "danke", "super", "prima",
+    "gracias", "perfecto", "genial", "merci", "parfait", "obrigado", "obrigada", "otimo",
+    "bedankt", "dank", "mooi", "top",
 })
 
 #: Words that negate the verb after them ("don't write any code").
@@ -105,7 +117,8 @@ DESCRIBED_THINGS = (
 
 #: Words and phrases of a bug report ("parse_date crashes on empty strings").
 PROBLEM_PHRASES = (
-    "crash", "crashes", "crashed", "crashing", "fails", "failed", "failing", "broken", "breaks",
+    "crash", "crashes", "crashed", "crashing", "fail", "fails", "failed", "failing", "broken",
+    "breaks",
     "broke", "throws", "raises", "hangs", "freezes", "leaks", "wrong", "incorrect", "error",
     "errors", "bug", "buggy", "exception", "slow", "too slow", "off-by-one", "off by one",
     "returns none", "blows up", "chokes on",

@@ -100,23 +100,35 @@ def candidate_names(text: str) -> list[str]:
 #: Words after an imperative verb's object starts ("retry *the* recipe", "update *me*").
 _OBJECT_STARTS = DETERMINERS | frozenset({"me", "it", "them", "us", "him", "her", "to", "up",
                                           "out", "off", "on", "my", "your", "our", "all"})
+#: Articles and possessives: "the data", "my order" may be ordinary nouns.
+_ARTICLES = DETERMINERS | frozenset({"your", "his", "her", "their", "mio", "mia", "mein", "meine",
+                                     "mi", "mon", "ma", "mes", "meu", "minha", "mijn", "het",
+                                     "de", "o", "os", "as"})
 #: Words before a verb ("I'll *retry*", "want to *login*").
 _VERB_BEFORE = PERSONS | frozenset({"to", "i'll", "we'll", "you'll", "will", "can", "could",
                                     "would", "should", "must", "don't", "dont", "not", "let's"})
 
 
-def used_as_names(sentence: Sentence, confirmed: set[str]) -> list[str]:
-    """The index's names the message uses as names: a plain word like ``login`` or ``retry``
-    is also a verb ("I'll retry the recipe", "login to my bank"), and then names nothing."""
-    used = []
+def used_as_names(sentence: Sentence, confirmed: set[str]) -> tuple[list[str], list[str]]:
+    """The index's names the message uses as names, strong and weak, in the message's order.
+
+    A plain word like ``login`` or ``retry`` is also a verb ("I'll retry the recipe", "login to
+    my bank"), and then names nothing; after an article or a possessive it may be an ordinary
+    noun ("the data looks wrong"), a weak sign only. Other names (``parse_date``, ``Cart``,
+    ``Invoice.to_json``, a path) are strong wherever they stand.
+    """
+    strong, weak = [], []
     for name in sorted(confirmed, key=sentence.text.find):
         if not name.isalpha() or not name.islower():
-            used.append(name)
+            strong.append(name)
             continue
-        places = [i for i, w in enumerate(sentence.words) if w == name]
-        if any(not _verb_use(sentence, i) for i in places):
-            used.append(name)
-    return used
+        places = [i for i, w in enumerate(sentence.words)
+                  if w == name and not _verb_use(sentence, i)]
+        if any(i == 0 or sentence.words[i - 1] not in _ARTICLES for i in places):
+            strong.append(name)
+        elif places:
+            weak.append(name)
+    return strong, weak
 
 
 def _verb_use(sentence: Sentence, i: int) -> bool:
@@ -126,14 +138,15 @@ def _verb_use(sentence: Sentence, i: int) -> bool:
     return i == sentence.opening and i + 1 < len(words) and words[i + 1] in _OBJECT_STARTS
 
 
-def code_sign(sentence: Sentence, details: RequestDetails,
-              names: Sequence[str]) -> tuple[CodeSign, str]:
-    """How strongly the message names code, and the evidence for it."""
+def code_sign(sentence: Sentence, details: RequestDetails, strong: Sequence[str],
+              weak: Sequence[str] = ()) -> tuple[CodeSign, str]:
+    """How strongly the message names code, and the evidence for it (``strong``, ``weak``:
+    the index's names as ``used_as_names`` sorts them)."""
     text = sentence.text
     if details.target_path or details.symbol or "`" in text or CALL_RE.search(text):
         return CodeSign.STRONG, "named"
-    if names:
-        return CodeSign.STRONG, "known:" + ",".join(names)
+    if strong:
+        return CodeSign.STRONG, "known:" + ",".join(strong)
     tokens = text.split()
     if any(code_shaped(t.strip(".,;:!?()'\"")) for t in tokens):
         return CodeSign.STRONG, "code-shaped"
@@ -145,6 +158,8 @@ def code_sign(sentence: Sentence, details: RequestDetails,
         or find_phrase(sentence.padded, TECH_PHRASES)
     if jargon:
         return CodeSign.WEAK, f"jargon:{jargon}"
+    if weak:
+        return CodeSign.WEAK, "known-word:" + ",".join(weak)
     if any(camel_case(t.strip(".,;:!?()'\"")) for t in tokens):
         return CodeSign.WEAK, "camel-case"
     return CodeSign.NONE, ""

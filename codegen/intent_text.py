@@ -21,9 +21,14 @@ THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
 #: Identifiers as written, dotted ones whole ("Invoice.to_json"), for the index lookup.
 NAME_RE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
-#: Last parts of dotted words that are web addresses, not ``module.name``.
-WEB_ENDINGS = frozenset({"com", "org", "net", "io", "de", "it", "fr", "es", "nl", "pt", "br",
-                         "uk", "eu", "gov", "edu", "info", "co", "html", "htm", "php"})
+#: Last parts of dotted words that are web addresses or documents ("example.com",
+#: "report.pdf"), not ``module.name``.
+NOT_CODE_ENDINGS = frozenset({
+    "com", "org", "net", "io", "de", "it", "fr", "es", "nl", "pt", "br", "uk", "eu", "gov",
+    "edu", "info", "co", "htm", "pdf", "doc", "docx", "odt", "rtf", "txt", "jpg", "jpeg", "png",
+    "gif", "heic", "mp3", "mp4", "wav", "mov", "avi", "xls", "xlsx", "ppt", "pptx", "zip",
+    "epub", "pages", "key", "numbers",
+})
 
 
 def words(text: str) -> list[str]:
@@ -49,14 +54,14 @@ def find_phrase(padded_text: str, phrases: Iterable[str]) -> str:
 
 def code_shaped(token: str) -> bool:
     """Written as only code writes a name: ``snake_case`` or ``dotted.name`` (not an
-    abbreviation like "e.g" or a web address like "example.com")."""
+    abbreviation like "e.g", a web address like "example.com" or a document "report.pdf")."""
     if not IDENT_RE.fullmatch(token) or len(token) < 3:
         return False
     if "_" in token.strip("_"):
         return True
     parts = token.split(".")
     return len(parts) > 1 and all(len(p) > 1 for p in parts) \
-        and parts[-1].lower() not in WEB_ENDINGS
+        and parts[-1].lower() not in NOT_CODE_ENDINGS
 
 
 def camel_case(token: str) -> bool:

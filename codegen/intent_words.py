@@ -45,6 +45,9 @@ REQUEST_VERBS = frozenset({
     "schrijf", "voeg", "toevoegen", "implementeer", "implementeren", "maak", "creeer",
     "genereer", "verander", "wijzig", "herschrijf", "repareer", "verwijder", "hernoem",
     "refactoreer", "optimaliseer", "verbeter", "vereenvoudig", "vervang",
+    # English gerunds ("how about adding a cache to load_config?")
+    "adding", "writing", "creating", "implementing", "changing", "fixing", "refactoring",
+    "renaming", "removing", "rewriting", "extending", "updating", "making", "building",
 })
 
 #: Verbs that ask for a change only where an imperative stands ("have authenticate return
@@ -141,9 +144,10 @@ TECH_WORDS = frozenset({
     "recursive", "pagination", "sdk", "orm", "crud", "webhook", "websocket", "socket", "git",
     "commit", "javascript", "typescript", "golang", "sqlite", "postgres", "mysql", "redis",
     "typing", "dataframe", "pandas", "numpy", "django", "flask", "fastapi", "npm", "pip",
-    "refactoring", "stack", "heap", "pointer", "compiler", "runtime", "unittests", "stdout",
+    "stack", "heap", "pointer", "compiler", "runtime", "unittests", "stdout",
     "stderr", "env", "dependency", "dependencies", "payload", "nullable", "getter", "setter",
     "singleton", "factory", "bytearray", "datetime", "timestamp", "timezone",
+    "app", "apps", "application", "library", "package", "plugin", "component", "components",
     "token", "tokens", "login", "password", "passwords", "session", "sessions",
 })
 
