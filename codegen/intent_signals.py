@@ -73,6 +73,7 @@ class Sentence:
 
 
 def read(text: str, words: list[str]) -> Sentence:
+    """``text`` with its folded ``words`` (``intent_text.words``), read once for every rule."""
     return Sentence(text, words, padded(words), _opening_length(words))
 
 

@@ -8,7 +8,8 @@ ASCII (``intent_text.fold`` folds accents before lookup: "écris" is "ecris", "f
 
 from __future__ import annotations
 
-#: Verbs that ask for code to be written or changed (imperatives, infinitives, "-me" forms).
+#: Verbs that ask for code to be written or changed, wherever they stand in the first words
+#: (imperatives, infinitives, "-me" forms, English gerunds).
 REQUEST_VERBS = frozenset({
     # English
     "write", "add", "implement", "create", "make", "build", "generate", "change", "modify",
