@@ -1,7 +1,11 @@
-"""Precision and recall of the code-request detector on the labelled corpus (no LLM).
+"""Routing figures of the intent detector on the labelled corpus, per split (no LLM).
 
-Run: ``.venv/bin/python -m tests.run bench.intent_bench``. AMBIGUOUS verdicts count as "not a
-request" (the worst case: in the Cat the LLM breaks the tie), and are listed.
+Run: ``.venv/bin/python -m tests.run bench.intent_bench [--wrong]``. For each split: request
+precision and recall with AMBIGUOUS counted as "not a request" (a tie-break that always says
+no) and as "request" (recall: an oracle tie-break; precision: every AMBIGUOUS "other" counted
+as a false request too, the worst case), the number of AMBIGUOUS verdicts (each costs one LLM
+call in the Cat), the questions recognised; without the index lookup, and with the split's
+fake index (``known_names`` of the corpus) where it has one. ``--wrong`` lists the misrouted.
 """
 
 from __future__ import annotations
@@ -9,48 +13,102 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
-from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from ..codegen.intent import Intent, detect_intent
+from ..codegen.intent import Intent, KnownNames, detect_intent
 
 CORPUS = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codegen" / "data" \
     / "intent_corpus.json"
+SPLITS = ("dev", "holdout", "holdout2", "holdout3", "holdout4")
+EXPECTED = {"request": Intent.CODE_REQUEST, "question": Intent.CODE_QUESTION,
+            "other": Intent.OTHER}
 
 
-def evaluate(items: list[dict]) -> dict:
-    """Confusion counts for the request class, question accuracy and the misclassified."""
-    counts: Counter = Counter()
-    wrong = []
+@dataclass
+class Figures:
+    """Counts for one split under one setting; ratios as properties."""
+
+    n: int = 0
+    requests: int = 0
+    found: int = 0            # requests routed CODE_REQUEST
+    ambiguous_requests: int = 0
+    false: int = 0            # non-requests routed CODE_REQUEST
+    ambiguous_others: int = 0
+    questions: int = 0
+    questions_ok: int = 0
+    lookups: int = 0
+    wrong: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def ambiguous(self) -> int:
+        return self.ambiguous_requests + self.ambiguous_others
+
+    def precision(self, as_request: bool = False) -> float:
+        right = self.found + (self.ambiguous_requests if as_request else 0)
+        claimed = right + self.false + (self.ambiguous_others if as_request else 0)
+        return right / claimed if claimed else 1.0
+
+    def recall(self, as_request: bool = False) -> float:
+        right = self.found + (self.ambiguous_requests if as_request else 0)
+        return right / self.requests if self.requests else 1.0
+
+
+def load() -> dict:
+    return dict(json.loads(CORPUS.read_text(encoding="utf-8")))
+
+
+def evaluate(items: Sequence[dict], known_names: Sequence[str] | None) -> Figures:
+    """Route every item, with a fake index of ``known_names`` (``None``: no lookup)."""
+    index = KnownNames(known_names) if known_names is not None else None
+    out = Figures(n=len(items))
     for item in items:
-        found = detect_intent(item["text"])
-        predicted = found.intent is Intent.CODE_REQUEST
-        actual = item["label"] == "request"
-        counts[(actual, predicted)] += 1
-        counts["ambiguous"] += found.intent is Intent.AMBIGUOUS
+        got = detect_intent(item["text"], index).intent
+        request = item["label"] == "request"
+        out.requests += request
+        out.found += request and got is Intent.CODE_REQUEST
+        out.ambiguous_requests += request and got is Intent.AMBIGUOUS
+        out.false += not request and got is Intent.CODE_REQUEST
+        out.ambiguous_others += not request and got is Intent.AMBIGUOUS
         if item["label"] == "question":
-            counts["questions"] += 1
-            counts["questions_ok"] += found.intent is Intent.CODE_QUESTION
-        if predicted != actual:
-            wrong.append((item["label"], found.intent.value, item["text"]))
-    tp, fp, fn = counts[(True, True)], counts[(False, True)], counts[(True, False)]
-    return {"n": len(items), "precision": tp / (tp + fp) if tp + fp else 1.0,
-            "recall": tp / (tp + fn) if tp + fn else 1.0, "ambiguous": counts["ambiguous"],
-            "question_accuracy": counts["questions_ok"] / max(1, counts["questions"]),
-            "wrong": wrong}
+            out.questions += 1
+            out.questions_ok += got is Intent.CODE_QUESTION
+        if got is not EXPECTED[item["label"]]:
+            out.wrong.append((item["label"], got.value, item["text"]))
+    out.lookups = index.calls if index is not None else 0
+    return out
 
 
-def main() -> int:
-    items = json.loads(CORPUS.read_text(encoding="utf-8"))["items"]
-    for split in ("dev", "holdout", "holdout2", "all"):
-        chosen = [i for i in items if split == "all" or i["split"] == split]
-        result = evaluate(chosen)
-        print(f"{split:8} n={result['n']:3} precision={result['precision']:.3f} "
-              f"recall={result['recall']:.3f} ambiguous={result['ambiguous']} "
-              f"question-accuracy={result['question_accuracy']:.3f}")
-        for label, got, text in result["wrong"]:
-            print(f"    {label:8} -> {got:13} {text}")
+def split_items(corpus: dict, split: str) -> list[dict]:
+    return [i for i in corpus["items"] if i["split"] == split]
+
+
+def rows(corpus: dict) -> list[tuple[str, str, Figures]]:
+    """``(split, "none" | "index", figures)`` for every split present in the corpus."""
+    out = []
+    for split in SPLITS:
+        items = split_items(corpus, split)
+        if not items:
+            continue
+        out.append((split, "none", evaluate(items, None)))
+        names = corpus.get("known_names", {}).get(split)
+        if names is not None:
+            out.append((split, "index", evaluate(items, names)))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    print("split     lookup  n    P      R      P(amb) R(amb) ambiguous  questions")
+    for split, lookup, f in rows(load()):
+        print(f"{split:9} {lookup:6} {f.n:4} {f.precision():.3f}  {f.recall():.3f}  "
+              f"{f.precision(True):.3f}  {f.recall(True):.3f}  {f.ambiguous:9}  "
+              f"{f.questions_ok}/{f.questions}")
+        if "--wrong" in argv:
+            for label, got, text in f.wrong:
+                print(f"    {label:8} -> {got:13} {text}")
+    print("P, R: AMBIGUOUS as not a request; P(amb), R(amb): AMBIGUOUS as a request.")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -3,10 +3,17 @@
 The Cat offers a tool to its agent only when the message is close, by embedding similarity, to
 one of the tool's examples, and then asks the LLM to pick it: with the Cat's default
 ``DumbEmbedder`` that is a coin toss, and it costs a call. These commands ("index my
-repository", "code memory status", "show the draft history", "roll back to draft 2", "redo")
-name the plugin's own features, so a short, anchored pattern decides: the whole message must be
-the command (politeness and punctuation aside), so "update the index function in utils.py" stays
-a code request and "what is a rollback?" stays a question.
+repository", "code memory status", "show the draft history", "roll back to draft 2", "redo",
+"add source /srv/lib") name the plugin's own features, so a short, anchored pattern decides: the
+whole message must be the command (politeness and punctuation aside), so "update the index
+function in utils.py" stays a code request and "what is a rollback?" stays a question.
+
+Many of them are also ordinary words: "update the project", "rebuild the index", "list
+sources", "redo" mean something to anyone. ``Found.explicit`` says whether the message names the
+plugin's things (code, codebase, repository, the code index, code memory, an associative source
+or a source spec such as ``pip:NAME`` or a folder path); a command that is not explicit is the
+plugin's only where the user has its context (a configured repository, a task with drafts), and
+otherwise the Cat answers it as usual. No I/O.
 """
 
 from __future__ import annotations
@@ -24,14 +31,19 @@ class Command(str, Enum):
     HISTORY = "history"
     ROLL_BACK = "roll_back"
     REDO = "redo"
+    ADD_SOURCE = "add_source"
+    LIST_SOURCES = "list_sources"
+    REMOVE_SOURCE = "remove_source"
 
 
 @dataclass(frozen=True)
 class Found:
-    """A recognised command and its argument ("2" in "roll back to draft 2", else "")."""
+    """A recognised command, its argument ("2" in "roll back to draft 2", the source in "add
+    source /srv/lib", else "") and whether the message names the plugin's things explicitly."""
 
     command: Command
     argument: str = ""
+    explicit: bool = False
 
 
 _POLITE = r"(?:(?:please|pls|kindly|can you|could you|would you)\s+)*"
@@ -57,15 +69,74 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
          r"back\s+draft|draft\s+i\s+rolled\s+back))"),
     ))
 
+#: The source commands take the rest of the message as their argument (a list, a path).
+_ADD = re.compile(r"^\s*(?:please\s+)?add\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+"
+                  r"(?P<arg>.+?)\s*$", re.I | re.S)
+_LIST = re.compile(r"^\s*(?:list|show)\s+(?:the\s+|my\s+|all\s+)?(?:associative\s+)?sources"
+                   r"\s*[?.!]?\s*$", re.I)
+_REMOVE = re.compile(r"^\s*(?:please\s+)?(?:remove|delete|drop)\s+(?:the\s+)?(?:associative\s+)?"
+                     r"source\s*:?\s+(?P<arg>.+?)\s*$", re.I | re.S)
+
+#: The plugin's own things, named as such.
+_EXPLICIT = re.compile(r"\b(?:code\s*base|code|repo(?:sitory)?|associative)\b", re.I)
+#: A source spec: ``pip:NAME``, an absolute or home folder path, a backticked name.
+_SOURCE_SPEC = re.compile(r"^(?:`|pip:|/|~)", re.I)
+_EXPLICIT_COMMANDS = frozenset({Command.STATUS})
+_DRAFT_COMMANDS = frozenset({Command.HISTORY, Command.ROLL_BACK, Command.REDO})
+
 
 def detect_command(text: str) -> Found | None:
-    """The plugin command the whole message asks for, or ``None``."""
+    """The plugin command the whole message asks for, or ``None`` (see the module docstring
+    for ``Found.explicit``)."""
+    found = _source_command(text or "")
+    if found is not None:
+        return found
     message = " ".join((text or "").split())
     if not message or len(message) > 80:
         return None
     for command, pattern in _PATTERNS:
-        found = pattern.match(message)
-        if found:
-            argument = (found.groupdict().get("arg") or "").strip()
-            return Found(command, argument)
+        match = pattern.match(message)
+        if match:
+            argument = (match.groupdict().get("arg") or "").strip()
+            return Found(command, argument, names_plugin_things(command, message))
     return None
+
+
+def names_plugin_things(command: Command, message: str) -> bool:
+    """Whether ``message`` names the plugin's things explicitly ("index my repository", "code
+    memory status", "list the associative sources"); the draft commands never do, since a
+    draft, a history and a roll-back are ordinary words (their context is the user's task)."""
+    if command in _EXPLICIT_COMMANDS:
+        return True
+    if command in _DRAFT_COMMANDS:
+        return False
+    return bool(_EXPLICIT.search(message))
+
+
+def _source_command(text: str) -> Found | None:
+    for command, pattern in ((Command.ADD_SOURCE, _ADD), (Command.REMOVE_SOURCE, _REMOVE)):
+        match = pattern.match(text)
+        if match:
+            raw = match.group("arg").strip()
+            explicit = names_plugin_things(command, text) or bool(_SOURCE_SPEC.match(raw))
+            return Found(command, raw.strip("`'\""), explicit)
+    if _LIST.match(text):
+        return Found(Command.LIST_SOURCES, "", names_plugin_things(Command.LIST_SOURCES, text))
+    return None
+
+
+def claimed(found: Found | None, *, repository_configured: bool, has_task: bool) -> bool:
+    """Whether the plugin answers ``found`` for this user, or leaves the message to the Cat.
+
+    The status is always the plugin's (it says what is missing). The draft commands belong to
+    a user with a task. Indexing and sources are the plugin's when named explicitly (then "no
+    repository is set" is the right answer) or when a repository is configured; otherwise
+    "update the project" is an ordinary request the Cat answers.
+    """
+    if found is None:
+        return False
+    if found.command in _EXPLICIT_COMMANDS:
+        return True
+    if found.command in _DRAFT_COMMANDS:
+        return has_task
+    return found.explicit or repository_configured

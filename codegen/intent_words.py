@@ -1,12 +1,15 @@
-"""The vocabulary of ``intent``: English, Italian, German, Spanish and French, accent-folded.
+"""The words of ``intent``: verbs, nouns and name-finding words in English, Italian, German,
+Spanish, French, Portuguese and Dutch, accent-folded (the phrases of a sentence's structure are
+in ``intent_frames``).
 
 Kept apart from the rules so a new language or word is a data change. Every entry is lower-case
-ASCII (``intent._fold`` folds accents before lookup: "écris" is "ecris").
+ASCII (``intent_text.fold`` folds accents before lookup: "écris" is "ecris", "faça" "faca").
 """
 
 from __future__ import annotations
 
-#: Verbs that ask for code to be written or changed (imperatives, infinitives, "-me" forms).
+#: Verbs that ask for code to be written or changed, wherever they stand in the first words
+#: (imperatives, infinitives, "-me" forms, English gerunds).
 REQUEST_VERBS = frozenset({
     # English
     "write", "add", "implement", "create", "make", "build", "generate", "change", "modify",
@@ -33,21 +36,69 @@ REQUEST_VERBS = frozenset({
     "ecris", "ecrire", "ecrivez", "ajoute", "ajouter", "ajoutez", "implemente", "implementer",
     "implementez", "cree", "creer", "creez", "modifie", "modifier", "modifiez", "changer",
     "corriger", "corrigez", "repare", "reparer", "refactorise", "refactoriser", "genere",
-    "generer", "reecris",
+    "generer", "reecris", "supprime", "renomme", "remplace", "ameliore", "simplifie",
+    # Portuguese (cria, implementa, modifica, corrige, gera: as above)
+    "escreva", "escreve", "escrever", "crie", "criar", "adicione", "adiciona", "adicionar",
+    "corrija", "corrigir", "conserte", "altere", "altera", "alterar", "modifique",
+    "mude", "refatore", "refatora", "refatorar", "renomeie", "remova", "gere", "gerar",
+    "otimize", "reescreva", "atualize", "atualiza", "substitua", "melhore", "simplifique",
+    # Dutch
+    "schrijf", "voeg", "toevoegen", "implementeer", "implementeren", "maak", "creeer",
+    "genereer", "verander", "wijzig", "herschrijf", "repareer", "verwijder", "hernoem",
+    "refactoreer", "optimaliseer", "verbeter", "vereenvoudig", "vervang",
+    # English gerunds ("how about adding a cache to load_config?")
+    "adding", "writing", "creating", "implementing", "changing", "fixing", "refactoring",
+    "renaming", "removing", "rewriting", "extending", "updating", "making", "building",
 })
 
-#: Verbs that only make sense for code: alone they make a message AMBIGUOUS, not OTHER.
-CODE_ONLY_VERBS = frozenset({
-    "implement", "refactor", "debug", "implementa", "implementare", "rifattorizza",
-    "implementiere", "implementieren", "refaktoriere", "refaktorisieren", "implementar",
-    "refactoriza", "implemente", "implementer", "refactorise",
+#: Verbs that ask for a change only where an imperative stands ("have authenticate return
+#: None", "drop the argument", "teach slugify ..."): elsewhere they are ordinary ("I have a
+#: question about parse_date"). Only with a name of code do they make a request.
+IMPERATIVE_VERBS = frozenset({
+    # English
+    "drop", "wrap", "log", "sort", "throw", "raise", "turn", "give", "let", "have", "put",
+    "cache", "support", "handle", "accept", "use", "swap", "move", "merge", "inline", "expose",
+    "validate", "catch", "skip", "ignore", "allow", "reject", "limit", "guard", "memoize",
+    "batch", "parallelize", "migrate", "upgrade", "bump", "deprecate", "document", "annotate",
+    "cover", "mock", "tidy", "speed", "harden", "sanitize", "escape", "encode", "decode",
+    "register", "wire", "introduce", "insert", "append", "prepend", "rework", "restructure",
+    "reorganize", "reorganise", "separate", "combine", "unify", "deduplicate", "dedupe",
+    "teach", "enable", "disable", "store", "persist", "return", "emit", "get", "ensure",
+    "parametrize", "parameterize", "type", "test", "retry", "time", "profile", "stream",
+    # Italian
+    "togli", "rimuovi", "elimina", "sposta", "rinomina", "ordina", "gestisci", "supporta",
+    "accetta", "usa", "lancia", "solleva", "registra", "estendi", "migliora", "semplifica",
+    "pulisci", "aggiorna", "converti", "dividi", "unisci", "separa", "sostituisci", "metti",
+    "fai", "rendi", "valida", "documenta", "testa", "salva",
+    # German
+    "entferne", "losche", "benenne", "verschiebe", "sortiere", "unterstutze", "akzeptiere",
+    "verwende", "nutze", "wirf", "logge", "aktualisiere", "ersetze", "teile", "vereinfache",
+    "verbessere", "mach", "mache", "sorge", "lass", "gib", "pass", "passe", "validiere",
+    "prufe", "dokumentiere", "teste", "konvertiere", "wandle", "speichere",
+    # Spanish
+    "borra", "quita", "renombra", "mueve", "ordena", "soporta", "acepta", "lanza",
+    "actualiza", "reemplaza", "sustituye", "divide", "mejora", "haz", "pon",
+    "deja", "convierte", "extrae", "limpia", "guarda", "maneja",
+    # French
+    "enleve", "retire", "deplace", "trie", "accepte", "utilise", "leve",
+    "journalise", "mets", "mettez", "fais", "faites", "divise", "valide", "documente",
+    "convertis", "extrais", "nettoie", "enregistre", "prends", "rends", "laisse",
+    # Portuguese
+    "faca", "faz", "apague", "inclua", "coloque", "aceite", "suporte", "trate",
+    "divida", "ordene", "mova", "extraia", "converta", "troque",
+    "ajuste", "arrume", "deixe", "lance", "guarde", "torne",
+    # Dutch
+    "pas", "zorg", "laat", "geef", "gebruik", "accepteer", "ondersteun", "verplaats", "breid",
+    "werk", "splits", "sorteer", "valideer", "documenteer", "converteer", "gooi",
+    "sla", "zet", "haal",
 })
 
 #: Verbs that ask to be told or shown something: a question, whatever the form.
 INFORMATION_VERBS = frozenset({
     "explain", "describe", "show", "tell", "find", "list", "summarize", "summarise",
     "spiega", "mostra", "descrivi", "erklare", "zeige", "beschreibe", "explica", "muestra",
-    "explique", "montre", "decris",
+    "explique", "montre", "decris", "mostre", "descreva", "toon", "beschrijf", "verklaar",
+    "leg",
 })
 
 #: Nouns of things made of code (and a few code-only concepts).
@@ -58,9 +109,9 @@ CODE_NOUNS = frozenset({
     "dataclass", "endpoint", "handler", "parser", "cli", "flag", "api", "docstring",
     "docstrings", "hints", "async", "callback", "constructor", "exception", "regex", "lambda",
     "generator", "iterator", "iterable", "property", "attribute", "field", "enum", "interface",
-    "snippet", "program", "algorithm", "implementation", "logging", "cache", "bug", "model",
-    "routine", "subclass", "argument", "arguments", "parameter", "parameters", "variable",
-    "def", "repo", "repository", "codebase",
+    "snippet", "program", "algorithm", "implementation", "logging", "cache", "bug",
+    "subclass", "argument", "arguments", "parameter", "parameters", "variable",
+    "def", "repo", "repository", "codebase", "bugfix",
     # Italian
     "funzione", "funzioni", "metodo", "metodi", "classe", "classi", "modulo", "codice",
     "campo",
@@ -72,6 +123,33 @@ CODE_NOUNS = frozenset({
     "prueba", "pruebas",
     # French
     "fonction", "fonctions", "fichier",
+    # Portuguese
+    "funcao", "funcoes", "arquivo", "arquivos", "teste", "testes",
+    # Dutch
+    "functie", "functies", "bestand", "bestanden", "testen",
+})
+
+#: Words of software that are not entities (a weak sign of code: with a verb of change the
+#: message is AMBIGUOUS, since "the config loader should read TOML" is code but "the train is
+#: too slow" is not; with a question word, a question about the code).
+TECH_WORDS = frozenset({
+    "json", "csv", "xml", "yaml", "toml", "html", "css", "sql", "http", "https",
+    "caching", "timeout", "timeouts", "retries", "backoff", "thread", "threads", "threading",
+    "await", "traceback", "stacktrace", "null", "endpoints", "database", "db",
+    "query", "queries", "schema", "migration", "migrations", "server", "backend", "frontend",
+    "jwt", "oauth", "hash", "hashing", "utf", "utf8", "unicode", "encoding", "bytes", "string",
+    "strings", "integer", "int", "float", "boolean", "bool", "dict", "array", "tuple",
+    "loader", "serializer", "validator", "exporter", "importer", "formatter", "logger",
+    "wrapper", "middleware", "limiter", "scheduler", "worker", "config", "configuration",
+    "lint", "linter", "pytest", "mock", "fixture", "deadlock", "segfault", "recursion",
+    "recursive", "pagination", "sdk", "orm", "crud", "webhook", "websocket", "socket", "git",
+    "commit", "javascript", "typescript", "golang", "sqlite", "postgres", "mysql", "redis",
+    "typing", "dataframe", "pandas", "numpy", "django", "flask", "fastapi", "npm", "pip",
+    "stack", "heap", "pointer", "compiler", "runtime", "unittests", "stdout",
+    "stderr", "env", "dependency", "dependencies", "payload", "nullable", "getter", "setter",
+    "singleton", "factory", "bytearray", "datetime", "timestamp", "timezone",
+    "app", "apps", "application", "library", "package", "plugin", "component", "components",
+    "token", "tokens", "login", "password", "passwords", "session", "sessions",
 })
 
 #: Code nouns and the kind of entity they ask for.
@@ -85,13 +163,16 @@ KIND_OF_NOUN = {
     "test": "test", "tests": "test", "unittest": "test", "prueba": "test",
     "file": "module", "module": "module", "script": "module", "modulo": "module",
     "datei": "module", "archivo": "module", "fichero": "module", "fichier": "module",
+    "funcao": "function", "functie": "function", "teste": "test", "testes": "test",
+    "testen": "test", "arquivo": "module", "bestand": "module",
 }
 
 #: Words between a code noun and its name ("a function *called* slugify").
 NAMING_WORDS = frozenset({
     "called", "named", "name", "chiamata", "chiamato", "denominata", "namens", "genannt",
     "llamada", "llamado", "nommee", "nomme", "appelee", "appele", "new", "nuova", "nuovo",
-    "neue", "neuen", "nueva", "nuevo", "nouvelle", "nouveau",
+    "neue", "neuen", "nueva", "nuevo", "nouvelle", "nouveau", "chamada", "chamado", "nova",
+    "novo", "genaamd", "genoemd", "nieuwe",
 })
 
 #: Words never taken for a symbol name.
@@ -106,51 +187,6 @@ NOT_SYMBOLS = frozenset({
     "dans", "avec", "pour", "per", "par", "fur", "para",
     "i", "we", "you", "can", "could", "would", "will", "should", "need", "want",
     "none", "true", "false", "self", "http", "https", "url", "ok", "unit", "integration",
-})
-
-#: Words that start a question (single words, or two-word openings).
-QUESTION_STARTS = frozenset({
-    "how", "what", "what's", "whats", "why", "where", "which", "who", "whom", "whose", "when",
-    "is", "are", "does", "do", "did", "was", "were", "has", "have",
-    "come", "cosa", "perche", "dove", "quale", "quali", "chi", "quando", "che cosa",
-    "wie", "warum", "wo", "welche", "welcher", "wer", "wann", "gibt es",
-    "como", "que", "por que", "donde", "cual", "cuales", "quien", "cuando",
-    "comment", "pourquoi", "ou", "quel", "quelle", "quels", "qui", "quand", "qu'est", "est-ce",
-    "que fait",
-})
-
-#: Openings that make a question-shaped message a request ("can you write ...?").
-REQUEST_FRAMES = (
-    "can you", "could you", "would you", "will you", "can u", "could u", "pls can",
-    "please can", "puoi", "potresti", "kannst du", "konntest du", "konnen sie", "puedes",
-    "podrias", "puede", "peux tu", "peux", "pourrais tu", "pourriez vous", "tu peux",
-)
-
-#: Phrases that say the user wants something (followed by a code noun: a request).
-DESIRE_PHRASES = (
-    "i need", "i want", "i'd like", "id like", "i would like", "we need", "we want",
-    "need a", "need an", "i'm looking for a", "it would be nice to have", "let's", "lets",
-    "ho bisogno", "vorrei", "mi serve", "ich brauche", "ich mochte", "wir brauchen",
-    "necesito", "quiero", "me gustaria", "j'ai besoin", "je voudrais", "je veux",
-    "il me faut",
-)
-
-#: Words and pairs that may open a request before its verb.
-POLITE_OPENINGS = frozenset({
-    "please", "pls", "plz", "kindly", "hey", "hi", "ok", "okay", "so", "now", "then", "also",
-    "and", "cat", "can you", "could you", "would you", "will you", "can u", "just",
-    "per favore", "puoi", "potresti", "bitte", "kannst du", "konntest du", "por favor",
-    "puedes", "podrias", "peux tu", "pourrais tu", "tu peux", "stp", "svp",
-})
-
-#: Words that negate the verb after them ("don't write any code").
-NEGATIONS = frozenset({"don't", "dont", "do not", "not", "never", "without", "no", "non",
-                       "nicht", "kein", "keinen", "ne", "pas", "nunca"})
-
-#: Words of a bug report ("parse_date crashes on empty strings"): ambiguous, not a question.
-PROBLEM_WORDS = frozenset({
-    "crash", "crashes", "broken", "fails", "failing", "error", "errors", "bug", "wrong",
-    "slow", "raises", "exception",
 })
 
 #: "code *for* slugify": nouns whose name can only follow a "for".
@@ -184,11 +220,3 @@ MEMBER_NOUNS = frozenset({
     "field", "fields", "flag", "argument", "arguments", "parameter", "parameters", "attribute",
     "attributes", "column", "option", "variable", "campo", "feld", "champ", "setting",
 })
-
-#: Word beginnings of questions about a program's workings (any of the five languages).
-CODE_QUESTION_STEMS = (
-    "config", "konfig", "valid", "pars", "load", "implement", "defin", "handl", "initiali",
-    "import", "call", "return", "rais", "cache", "databas", "query", "schema", "endpoint",
-    "request", "respons", "auth", "login", "password", "session", "usuari", "utent", "benutzer",
-    "utilisateur", "letta", "letto", "gelesen", "leid", "lu", "stored", "computed", "invok",
-)

@@ -1,4 +1,5 @@
-"""The plugin's own commands are recognised by name, and nothing else is taken for one."""
+"""The plugin's own commands are recognised by name, they say whether they name the plugin's
+things explicitly, and no ordinary message is claimed from a user without a repository."""
 
 from __future__ import annotations
 
@@ -7,30 +8,13 @@ import pathlib
 
 import pytest
 
-from codemem.codegen.commands import Command, Found, detect_command
+from codemem.codegen.commands import Command, Found, claimed, detect_command
 from codemem.codegen.intent import Intent, detect_intent
 
-COMMANDS = [
-    ("index my repository", Found(Command.INDEX)),
-    ("Please re-index the code.", Found(Command.INDEX)),
-    ("update the code index", Found(Command.INDEX)),
-    ("refresh the index", Found(Command.INDEX)),
-    ("scan my codebase", Found(Command.INDEX)),
-    ("reindex the repo now", Found(Command.INDEX)),
-    ("code memory status", Found(Command.STATUS)),
-    ("what's the status of the code working memory?", Found(Command.STATUS)),
-    ("show the draft history", Found(Command.HISTORY)),
-    ("list the drafts", Found(Command.HISTORY)),
-    ("what did we try so far?", Found(Command.HISTORY)),
-    ("roll back to draft 2", Found(Command.ROLL_BACK, "2")),
-    ("rollback to 3", Found(Command.ROLL_BACK, "3")),
-    ("go back to the last good draft", Found(Command.ROLL_BACK, "the last good draft")),
-    ("undo the last draft", Found(Command.ROLL_BACK)),
-    ("redo", Found(Command.REDO)),
-    ("Redo!", Found(Command.REDO)),
-    ("restore the draft I rolled back", Found(Command.REDO)),
-    ("undo the roll-back", Found(Command.REDO)),
-]
+DATA = pathlib.Path(__file__).parent / "data"
+CLAIMS = json.loads((DATA / "command_corpus.json").read_text(encoding="utf-8"))
+COMMANDS = [(c["text"], Found(Command(c["command"]), c["argument"], c["explicit"]))
+            for c in CLAIMS["commands"]]
 
 NOT_COMMANDS = [
     "update the index function in utils/search.py",
@@ -41,14 +25,21 @@ NOT_COMMANDS = [
     "show me the history module",
     "redo the parser so it handles tabs",
     "what's the status of my order?",
+    "write a function that lists sources",
     "index",
     "hello",
     "",
 ]
 
 
+def test_the_claim_corpus_is_big_enough():
+    assert len(CLAIMS["ordinary"]) >= 45
+    assert {c["command"] for c in CLAIMS["commands"]} == {c.value for c in Command}
+    assert {c["explicit"] for c in CLAIMS["commands"]} == {True, False}
+
+
 @pytest.mark.parametrize("text, expected", COMMANDS)
-def test_each_command_is_recognised_with_its_argument(text, expected):
+def test_each_command_is_recognised_with_its_argument_and_explicitness(text, expected):
     assert detect_command(text) == expected
 
 
@@ -57,12 +48,38 @@ def test_requests_questions_and_small_talk_are_not_commands(text):
     assert detect_command(text) is None
 
 
+@pytest.mark.parametrize("text", CLAIMS["ordinary"])
+def test_no_ordinary_message_is_claimed_without_a_repository_or_a_task(text):
+    assert not claimed(detect_command(text), repository_configured=False, has_task=False)
+
+
+def test_some_ordinary_messages_are_commands_where_the_user_has_the_context():
+    """The same words are the plugin's for a user with a repository (indexing, sources) or a
+    task (drafts): the corpus is not made of messages no pattern matches."""
+    with_repo = [t for t in CLAIMS["ordinary"]
+                 if claimed(detect_command(t), repository_configured=True, has_task=False)]
+    with_task = [t for t in CLAIMS["ordinary"]
+                 if claimed(detect_command(t), repository_configured=False, has_task=True)]
+    assert {"update the project", "rebuild the index", "list sources", "scan my project",
+            "refresh the sources"} <= set(with_repo)
+    assert {"redo", "roll back to draft 2", "show the draft history"} <= set(with_task)
+
+
+@pytest.mark.parametrize("text, expected", COMMANDS)
+def test_every_command_phrasing_is_claimed_where_it_belongs(text, expected):
+    found = detect_command(text)
+    drafts = found is not None and found.command in (Command.HISTORY, Command.ROLL_BACK,
+                                                     Command.REDO)
+    assert claimed(found, repository_configured=True, has_task=True)
+    assert claimed(found, repository_configured=False, has_task=False) is \
+        (expected.explicit and not drafts)
+
+
 def test_no_request_or_question_of_the_routing_corpus_is_taken_for_a_command():
     """Every labelled request and question of the routing corpus keeps its route (a command
     pattern that swallowed one would hijack it); among the "other" messages, only the plugin's
     own command phrasings are commands."""
-    corpus = json.loads((pathlib.Path(__file__).parent / "data" / "intent_corpus.json")
-                        .read_text(encoding="utf-8"))["items"]
+    corpus = json.loads((DATA / "intent_corpus.json").read_text(encoding="utf-8"))["items"]
     assert len(corpus) >= 80
     taken = {item["text"]: item["label"] for item in corpus if detect_command(item["text"])}
     assert set(taken.values()) <= {"other"}
@@ -74,4 +91,4 @@ def test_a_command_the_request_detector_misread_is_caught_first():
     """"update the code index" reads like a change request to the request detector; the
     command detector, asked first, keeps it a command."""
     assert detect_intent("update the code index").intent is Intent.CODE_REQUEST
-    assert detect_command("update the code index") == Found(Command.INDEX)
+    assert detect_command("update the code index") == Found(Command.INDEX, explicit=True)

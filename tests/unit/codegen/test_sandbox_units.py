@@ -7,7 +7,12 @@ import os
 import pytest
 
 from codemem.codegen import sandbox_boot as boot
-from codemem.codegen.intent_words import CODE_ONLY_VERBS, INFORMATION_VERBS, REQUEST_VERBS
+from codemem.codegen.intent_words import (
+    IMPERATIVE_VERBS,
+    INFORMATION_VERBS,
+    REQUEST_VERBS,
+    TECH_WORDS,
+)
 from codemem.codegen.sandbox_protect import Protections
 from codemem.codegen.sandbox_run import _read_status, _status_for, error_result, refusal
 
@@ -46,10 +51,9 @@ def test_error_result_is_a_failed_run_with_its_reason() -> None:
 
 
 def test_intent_vocabulary_is_folded_lower_case_and_consistent() -> None:
-    for words in (REQUEST_VERBS, CODE_ONLY_VERBS, INFORMATION_VERBS):
+    for words in (REQUEST_VERBS, IMPERATIVE_VERBS, INFORMATION_VERBS, TECH_WORDS):
         assert all(w == w.lower() and w.isascii() for w in words)
-    assert CODE_ONLY_VERBS <= REQUEST_VERBS
-    assert not REQUEST_VERBS & INFORMATION_VERBS
+    assert not (REQUEST_VERBS | IMPERATIVE_VERBS) & INFORMATION_VERBS
 
 
 def test_a_run_status_is_one_of_the_vocabulary():

@@ -1,0 +1,274 @@
+"""The evidence ``intent`` weighs: how strongly a message names code, how it asks for a change,
+and whether it is a question.
+
+Code is named STRONGLY by what only code is: a path, a backticked or called name, a
+``snake_case`` or ``dotted.name``, a name the repository's index knows, a code noun ("function",
+"Klasse", "método"). It is named WEAKLY by programming jargon ("JSON", "timeout", "validator")
+and ``CamelCase`` words (brands are written so too). A change is asked for by the structure of
+the sentence (``intent_frames``), not only by a verb from a list. Pure functions; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+
+from .intent_details import RequestDetails
+from .intent_frames import (
+    CAUSATIVE_PHRASES,
+    CODE_QUESTION_STEMS,
+    COMPARE_PHRASES,
+    DESCRIBED_THINGS,
+    DESIRE_PHRASES,
+    FAULT_NEGATIONS,
+    MODAL_PHRASES,
+    NEGATIONS,
+    PERSONS,
+    POLITE_OPENINGS,
+    PROBLEM_PHRASES,
+    QUESTION_STARTS,
+    REQUEST_FRAMES,
+    TECH_PHRASES,
+    WALK_PHRASES,
+)
+from .intent_text import (
+    CALL_RE,
+    NAME_RE,
+    PATH_RE,
+    camel_case,
+    code_shaped,
+    find_phrase,
+    fuzzy,
+    padded,
+)
+from .intent_words import (
+    CODE_NOUNS,
+    DETERMINERS,
+    IMPERATIVE_VERBS,
+    INFORMATION_VERBS,
+    LINK_WORDS,
+    NOT_SYMBOLS,
+    REQUEST_VERBS,
+    TECH_WORDS,
+)
+
+
+class CodeSign(IntEnum):
+    """How strongly a message names code."""
+
+    NONE = 0
+    WEAK = 1
+    STRONG = 2
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A message read once: its words, the same padded for phrases, where its verb may stand."""
+
+    text: str
+    words: list[str]
+    padded: str
+    opening: int
+
+
+def read(text: str, words: list[str]) -> Sentence:
+    """``text`` with its folded ``words`` (``intent_text.words``), read once for every rule."""
+    return Sentence(text, words, padded(words), _opening_length(words))
+
+
+# -- names ----------------------------------------------------------------------------------
+
+#: Words never sent to the index: articles, pronouns, prepositions, question words, code nouns.
+_NOT_NAMES = NOT_SYMBOLS | DETERMINERS | LINK_WORDS | CODE_NOUNS | PERSONS | QUESTION_STARTS
+MAX_NAMES = 40
+
+
+def candidate_names(text: str) -> list[str]:
+    """What the message contains that could name code, as written, for one index lookup:
+    paths, dotted names (and their parts), identifiers; function words left out."""
+    found: list[str] = [m.group(1) for m in PATH_RE.finditer(text or "")]
+    rest = PATH_RE.sub(" ", text or "")
+    for match in NAME_RE.finditer(rest):
+        token = match.group(0)
+        parts = token.split(".") if "." in token else []
+        for name in (token, *parts):
+            if len(name) > 2 and name.lower() not in _NOT_NAMES and name not in found:
+                found.append(name)
+    return found[:MAX_NAMES]
+
+
+#: Words after an imperative verb's object starts ("retry *the* recipe", "update *me*").
+_OBJECT_STARTS = DETERMINERS | frozenset({"me", "it", "them", "us", "him", "her", "to", "up",
+                                          "out", "off", "on", "my", "your", "our", "all"})
+#: Articles and possessives: "the data", "my order" may be ordinary nouns.
+_ARTICLES = DETERMINERS | frozenset({"your", "his", "her", "their", "mio", "mia", "mein", "meine",
+                                     "mi", "mon", "ma", "mes", "meu", "minha", "mijn", "het",
+                                     "de", "o", "os", "as"})
+#: Words before a verb ("I'll *retry*", "want to *login*").
+_VERB_BEFORE = PERSONS | frozenset({"to", "i'll", "we'll", "you'll", "will", "can", "could",
+                                    "would", "should", "must", "don't", "dont", "not", "let's"})
+
+
+def used_as_names(sentence: Sentence, confirmed: set[str]) -> tuple[list[str], list[str]]:
+    """The index's names the message uses as names, strong and weak, in the message's order.
+
+    A plain word like ``login`` or ``retry`` is also a verb ("I'll retry the recipe", "login to
+    my bank"), and then names nothing; after an article or a possessive it may be an ordinary
+    noun ("the data looks wrong"), a weak sign only. Other names (``parse_date``, ``Cart``,
+    ``Invoice.to_json``, a path) are strong wherever they stand.
+    """
+    strong, weak = [], []
+    for name in sorted(confirmed, key=sentence.text.find):
+        if not name.isalpha() or not name.islower():
+            strong.append(name)
+            continue
+        places = [i for i, w in enumerate(sentence.words)
+                  if w == name and not _verb_use(sentence, i)]
+        if any(i == 0 or sentence.words[i - 1] not in _ARTICLES for i in places):
+            strong.append(name)
+        elif places:
+            weak.append(name)
+    return strong, weak
+
+
+def _verb_use(sentence: Sentence, i: int) -> bool:
+    words = sentence.words
+    if i > 0 and words[i - 1] in _VERB_BEFORE:
+        return True
+    return i == sentence.opening and i + 1 < len(words) and words[i + 1] in _OBJECT_STARTS
+
+
+def code_sign(sentence: Sentence, details: RequestDetails, strong: Sequence[str],
+              weak: Sequence[str] = ()) -> tuple[CodeSign, str]:
+    """How strongly the message names code, and the evidence for it (``strong``, ``weak``:
+    the index's names as ``used_as_names`` sorts them)."""
+    text = sentence.text
+    if details.target_path or details.symbol or "`" in text or CALL_RE.search(text):
+        return CodeSign.STRONG, "named"
+    if strong:
+        return CodeSign.STRONG, "known:" + ",".join(strong)
+    tokens = text.split()
+    if any(code_shaped(t.strip(".,;:!?()'\"")) for t in tokens):
+        return CodeSign.STRONG, "code-shaped"
+    noun = next((w for w in sentence.words if w in CODE_NOUNS
+                 or fuzzy(w, CODE_NOUNS, least=6)), "")
+    if noun:
+        return CodeSign.STRONG, f"noun:{noun}"
+    jargon = next((w for w in sentence.words if w in TECH_WORDS), "") \
+        or find_phrase(sentence.padded, TECH_PHRASES)
+    if jargon:
+        return CodeSign.WEAK, f"jargon:{jargon}"
+    if weak:
+        return CodeSign.WEAK, "known-word:" + ",".join(weak)
+    if any(camel_case(t.strip(".,;:!?()'\"")) for t in tokens):
+        return CodeSign.WEAK, "camel-case"
+    return CodeSign.NONE, ""
+
+
+def asks_about_code(sentence: Sentence) -> bool:
+    """A question's words that are about a program's workings ("where is the config loaded")."""
+    return any(w.startswith(CODE_QUESTION_STEMS) for w in sentence.words)
+
+
+# -- the shape of the sentence --------------------------------------------------------------
+
+def opening_verb(sentence: Sentence) -> str:
+    """The verb where an imperative stands (after "please", "can you" ...), or ""."""
+    if sentence.opening >= len(sentence.words):
+        return ""
+    word = sentence.words[sentence.opening]
+    if word in REQUEST_VERBS or word in IMPERATIVE_VERBS or word in INFORMATION_VERBS:
+        return word
+    return fuzzy(word, REQUEST_VERBS, shortened=True)
+
+
+def request_verb(sentence: Sentence) -> str:
+    """The first request verb of the message's first twelve words (exact or a one-typo
+    match of a long verb), not negated ("don't write any code")."""
+    words = sentence.words
+    for i, word in enumerate(words[:12]):
+        if i > 0 and (words[i - 1] in NEGATIONS or " ".join(words[max(0, i - 2):i])
+                      in NEGATIONS):
+            continue
+        if word in REQUEST_VERBS:
+            return word
+        near = fuzzy(word, REQUEST_VERBS, shortened=True)
+        if near:
+            return near
+    return ""
+
+
+def change_asked(sentence: Sentence) -> str:
+    """How the message asks for a change, "" when it does not: a verb, a causative, a
+    desire, a thing described, a modal, a bug report."""
+    verb = opening_verb(sentence)
+    if verb and verb not in INFORMATION_VERBS:
+        return f"verb:{verb}"
+    verb = request_verb(sentence)
+    if verb:
+        return f"verb:{verb}"
+    at_start = padded(sentence.words[sentence.opening:sentence.opening + 3])
+    for kind, phrases, where in (
+            ("causative", CAUSATIVE_PHRASES, sentence.padded),
+            ("desire", DESIRE_PHRASES, sentence.padded),
+            ("described", DESCRIBED_THINGS, at_start),
+            ("modal", MODAL_PHRASES, sentence.padded),
+            ("bug", PROBLEM_PHRASES, sentence.padded)):
+        found = find_phrase(where, phrases)
+        if found:
+            return f"{kind}:{found}"
+    fault = _fault(sentence)
+    return f"bug:{fault}" if fault else ""
+
+
+def _fault(sentence: Sentence) -> str:
+    """A negation after a subject other than the speaker ("verify_token doesn't reject")."""
+    words = sentence.words
+    for i in range(1, len(words)):
+        for phrase in (" ".join(words[i:i + 2]), words[i]):
+            if phrase in FAULT_NEGATIONS and words[i - 1] not in PERSONS \
+                    and words[i - 1] not in POLITE_OPENINGS:
+                return phrase
+    return ""
+
+
+def question_form(sentence: Sentence) -> str:
+    """"question" (a question word or a question mark without a request verb), "walk" or
+    "compare" (a walk-through or comparison, whatever the form), or ""."""
+    words, head = sentence.words, " ".join(sentence.words[:3])
+    if any(head.startswith(frame) for frame in REQUEST_FRAMES):
+        return ""
+    if _question_start(words):
+        return "question"
+    verb = opening_verb(sentence)
+    if verb in REQUEST_VERBS or verb in IMPERATIVE_VERBS:
+        return ""
+    if sentence.text.strip().endswith("?") and not request_verb(sentence):
+        return "question"
+    for kind, phrases in (("walk", WALK_PHRASES), ("compare", COMPARE_PHRASES)):
+        if find_phrase(sentence.padded, phrases):
+            return kind
+    return ""
+
+
+def _question_start(words: list[str]) -> bool:
+    """A question word first; "have" is one only before a person ("have you ...", not
+    "have authenticate return None")."""
+    if words[0] in IMPERATIVE_VERBS and (len(words) < 2 or words[1] not in PERSONS):
+        return False
+    return words[0] in QUESTION_STARTS or " ".join(words[:2]) in QUESTION_STARTS
+
+
+def _opening_length(words: list[str]) -> int:
+    """Index of the first word after a polite opening ("please", "can you", "hey cat, ...")."""
+    i = 0
+    while i < len(words):
+        two = " ".join(words[i:i + 2])
+        if two in POLITE_OPENINGS:
+            i += 2
+        elif words[i] in POLITE_OPENINGS:
+            i += 1
+        else:
+            break
+    return i
