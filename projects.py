@@ -14,13 +14,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .codegen.known_code import is_file_name
 from .config import IndexScope, ProjectConfig
 from .llm_port import Meter, metering, small_model
 from .memory.code_context import CodeContext
@@ -31,6 +33,8 @@ from .memory.codeindex.vector_sink import CatVectorSink, NamedEmbedder
 from .memory.codeindex.walk import default_walker
 from .memory.commits import CommitIndex
 from .privacy import SHARED_TYPES, TaskLedger
+
+log = logging.getLogger(__name__)
 
 #: Seconds between two progress notifications of one indexing run.
 PROGRESS_INTERVAL_S = 3.0
@@ -84,6 +88,8 @@ class Project:
         self.generation = 0
         self.leases = 0
         self.retired = False
+        #: The indexed file paths and the index generation they were read at (intent lookup).
+        self.known_paths: tuple[int, list[str]] | None = None
 
     @property
     def root(self) -> str:
@@ -209,6 +215,46 @@ class Registry:
     def data_folders(self) -> list[str]:
         with self._lock:
             return [project_folder(p.config) for p in self._projects.values()]
+
+
+class IndexedNames:
+    """The project's index as the intent detector asks it (``codegen.known_code.KnownCode``):
+    one query for entity names per message, the file list read once per indexing run."""
+
+    #: Entity rows read per lookup at most (a name defined in many files needs only one).
+    LIMIT = 200
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def known(self, names: Sequence[str]) -> set[str]:
+        try:
+            return self._known(names)
+        except Exception as err:  # the detector then decides from the words alone
+            log.info("index lookup failed: %s", err)
+            return set()
+
+    def _known(self, names: Sequence[str]) -> set[str]:
+        files = [n for n in names if "/" in n or is_file_name(n)]
+        idents = [n for n in names if n not in files]
+        found: set[str] = set()
+        if idents:
+            wanted = {"type": "code_entity", "$or": [{"name": {"$in": idents}},
+                                                     {"qualified_name": {"$in": idents}}]}
+            for row in self.project.code.list_memories(wanted, limit=self.LIMIT):
+                meta = row.get("metadata") or {}
+                found |= {str(meta.get("name")), str(meta.get("qualified_name"))}
+        paths = self._paths() if files else []
+        return (found & set(idents)) | {f for f in files if any(
+            p == f or p.endswith("/" + f) for p in paths)}
+
+    def _paths(self) -> list[str]:
+        project = self.project
+        cached = project.known_paths
+        if cached is None or cached[0] != project.generation:
+            paths = project.code.indexed_paths(repository_id(project.root))
+            project.known_paths = cached = (project.generation, paths)
+        return cached[1]
 
 
 class Throttle:

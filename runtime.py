@@ -17,8 +17,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .codegen.commands import Command, Found, detect_command
-from .codegen.intent import Intent, detect_intent, parse_tie_break, tie_break_prompt
+from .codegen.commands import Command, Found, claimed, detect_command
+from .codegen.intent import Detection, Intent, detect_intent, parse_tie_break, tie_break_prompt
 from .codegen.replies import is_resume
 from .codegen.sandbox import sandbox_capabilities
 from .codegen.sandbox_protect import SandboxPolicy
@@ -38,18 +38,21 @@ from .lifecycle import LIFECYCLE
 from .llm_port import plugin_llm, turn_scope
 from .memory.errors import CodeMemoryError
 from .process import GENERATION
-from .projects import Project, index_project, retrieve, search
+from .projects import IndexedNames, Project, index_project, retrieve, search
 from .recall import VARIABLE as CODE_VARIABLE
 from .recall import TurnNotes, begin_turn, drop_procedures, recalled_code, split_code_recall
 from .recall import notes as turn_notes
 from .request_form import ASKED, advance, close_form, prefill, submitted_request
 from .session import Session
 from .sources import add_source as sources_add
-from .sources import index_sources, list_sources, parse_command, status_lines
+from .sources import index_sources, list_sources, status_lines
 from .sources import remove_source as sources_remove
 from .turn import Turn, UserLink, Workspace
 
 log = logging.getLogger(__name__)
+
+#: The commands about associative sources.
+SOURCE_COMMANDS = frozenset({Command.ADD_SOURCE, Command.LIST_SOURCES, Command.REMOVE_SOURCE})
 
 #: What a stale import of the plugin answers for a form the Cat still holds.
 STALE_FORM = ("This code request was interrupted: the Code Working Memory plugin was switched "
@@ -75,31 +78,37 @@ def read_message(cat: Any, message: Any, form_class: Callable[[Any], Any]) -> An
         session.publish(cat.working_memory)
         text = str(getattr(message, "text", "") or "")
         notes.reply = _answer_first(cat, session, turn, text)
-        if notes.reply is None and not _form_asks(cat) and _routable(session, text):
-            _route(cat, session, turn, text, form_class, notes)
+        if notes.reply is None and not _form_asks(cat):
+            found = detect_intent(text, _index_of(turn))
+            if _routable(session, found):
+                _route(cat, turn, text, found, form_class, notes)
     return message
 
 
 def _answer_first(cat: Any, session: Session, turn: Turn, text: str) -> str | None:
-    """What the plugin answers before any routing: an interrupted task, a plugin command."""
+    """What the plugin answers before any routing: an interrupted task, a plugin command (only
+    where it means something: ``codegen.commands.claimed``)."""
     report = session.recover(turn)
     if report is not None:
         return (session.resume(turn) or report) if is_resume(text) else report
-    configured = turn.workspace.repository_configured
-    command = parse_command(text)
-    if command is not None and configured:
-        return _source_command(cat, turn, *command)
     found = detect_command(text)
-    if found is not None and (configured or _names_code(text)):
-        return _plugin_command(cat, session, turn, found)
-    return None
+    if not claimed(found, repository_configured=turn.workspace.repository_configured,
+                   has_task=bool(session.state.task_id)):
+        return None
+    assert found is not None
+    if found.command in SOURCE_COMMANDS:
+        return _source_command(cat, turn, found)
+    return _plugin_command(cat, session, turn, found)
 
 
-def _names_code(text: str) -> bool:
-    """A command that names the plugin's things explicitly ("index my repository"), as opposed
-    to ordinary words ("update the project") that mean something only with a repository."""
-    words = set(text.lower().replace("-", " ").split())
-    return bool(words & {"code", "codebase", "repo", "repository", "code's"})
+def _index_of(turn: Turn) -> IndexedNames | None:
+    """What the repository's index knows, for the detector (None: no usable repository)."""
+    if not turn.workspace.repository_configured:
+        return None
+    try:
+        return IndexedNames(turn.workspace.project())
+    except CodeMemoryError:
+        return None
 
 
 def _tidy_form(cat: Any, form_class: Callable[[Any], Any]) -> None:
@@ -136,28 +145,25 @@ def _form_asks(cat: Any) -> bool:
     return form is not None and not _closed(form)
 
 
-def _routable(session: Session, text: str) -> bool:
+def _routable(session: Session, found: Detection) -> bool:
     """Whether the message may start something new: anything, except a reply to proposed
     meta-code ("go", "cancel", a correction); a request for another target is not a reply."""
     state = session.state
     if not state.awaiting_confirmation:
         return True
-    found = detect_intent(text)
     if found.intent is not Intent.CODE_REQUEST:
         return False
     pending = state.note("metacode") or {}
-    named = {(found.details.target_path, "target_path"), (found.details.symbol, "symbol")}
-    return any(value and value != str(pending.get(key, "")) and
-               value.rpartition(".")[2] != str(pending.get(key, "")).rpartition(".")[2]
-               for value, key in named)
+    named = ((found.details.target_path, "target_path"), (found.details.symbol, "symbol"))
+    return any(value and value.rpartition(".")[2]
+               != str(pending.get(key, "")).rpartition(".")[2] for value, key in named)
 
 
-def _route(cat: Any, session: Session, turn: Turn, text: str,
+def _route(cat: Any, turn: Turn, text: str, found: Detection,
            form_class: Callable[[Any], Any], notes: TurnNotes) -> None:
-    found = detect_intent(text)
     intent = found.intent
     configured = turn.workspace.repository_configured
-    if intent is Intent.AMBIGUOUS:
+    if intent is Intent.AMBIGUOUS:  # the LLM decides, where there is code to talk about
         intent = Intent.OTHER
         if configured and parse_tie_break(plugin_llm(tie_break_prompt(text))):
             intent = Intent.CODE_REQUEST
@@ -208,20 +214,20 @@ def _plugin_command(cat: Any, session: Session, turn: Turn, found: Found) -> str
     return history_redo(session, turn)
 
 
-def _source_command(cat: Any, turn: Turn, verb: str, argument: str) -> str:
+def _source_command(cat: Any, turn: Turn, found: Found) -> str:
     """"add source ...", "list sources", "remove source ...": answered without the LLM."""
     workspace = turn.workspace
     try:
         project = workspace.project()
     except CodeMemoryError as err:
         return f"Associative sources belong to the configured repository: {err}"
-    if verb == "list":
+    if found.command is Command.LIST_SOURCES:
         return list_sources(workspace.settings, project)
-    if verb == "add":
-        done = sources_add(workspace.settings, workspace.config.data_dir, argument,
+    if found.command is Command.ADD_SOURCE:
+        done = sources_add(workspace.settings, workspace.config.data_dir, found.argument,
                            protected=(cat_data_dir(),))
     else:
-        done = sources_remove(workspace.settings, project, argument)
+        done = sources_remove(workspace.settings, project, found.argument)
     if done.settings_text is not None:
         save_settings(cat, {"associative_sources": done.settings_text})
         workspace.settings = workspace.settings.model_copy(

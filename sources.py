@@ -13,7 +13,6 @@ decides when to call.
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 import weakref
@@ -44,13 +43,6 @@ from .memory.sources.api_lookup import ApiTable
 from .memory.sources.spec import Source, split_items, unique_sources
 from .projects import PROGRESS_INTERVAL_S, Throttle
 from .settings import PluginSettings
-
-_ADD = re.compile(r"^\s*(?:please\s+)?add\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+"
-                  r"(?P<arg>.+?)\s*$", re.I | re.S)
-_LIST = re.compile(r"^\s*(?:list|show)\s+(?:the\s+|my\s+|all\s+)?(?:associative\s+)?sources"
-                   r"\s*[?.!]?\s*$", re.I)
-_REMOVE = re.compile(r"^\s*(?:please\s+)?(?:remove|delete|drop)\s+(?:the\s+)?(?:associative\s+)?"
-                     r"source\s*:?\s+(?P<arg>.+?)\s*$", re.I | re.S)
 
 
 class Project(Protocol):
@@ -163,17 +155,6 @@ def _changes(result: SourceResult) -> str:
 
 
 # -- chat commands -----------------------------------------------------------------------------
-def parse_command(text: str) -> tuple[str, str] | None:
-    """``("add", arg)``, ``("list", "")`` or ``("remove", arg)`` for a source command."""
-    for verb, pattern in (("add", _ADD), ("remove", _REMOVE)):
-        found = pattern.match(text or "")
-        if found:
-            return verb, found.group("arg").strip().strip("`'\"")
-    if _LIST.match(text or ""):
-        return "list", ""
-    return None
-
-
 def add_source(settings: PluginSettings, data_dir: str, text: str,
                protected: Sequence[str] = ()) -> SourceCommand:
     """"add source X" (several: commas or lines): check each, and answer with the new setting

@@ -463,6 +463,10 @@ class CodeMemorySystem(MemorySystem):
         super().clear_cache()
         self._recency.invalidate()
 
+    def indexed_paths(self, repository_id: str) -> list[str]:
+        """The repository's files that define at least one entity, sorted (no entity is read)."""
+        return self._manifest.entity_paths(repository_id)
+
     def get_stats(self) -> JSONDict:
         """The seed's keys (``total_code_memories``, ``total_non_code_memories``,
         ``total_memories``, ``cache_stats``) plus retrieval and boost configuration."""

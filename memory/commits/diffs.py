@@ -7,6 +7,7 @@ diff drivers or pagers can be triggered, and both backends give identical output
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Mapping
 
 
@@ -53,3 +54,8 @@ def summarize(old: Mapping[str, str], new: Mapping[str, str]) -> str:
         else:
             parts.append(f"{path} +{plus} -{minus}")
     return "; ".join(parts) if parts else "no file changes"
+
+
+def json_text(value: object) -> str:
+    """A JSON value as stable, diffable text (sorted keys, indented, one trailing newline)."""
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .backend import open_backend
-from .diffs import summarize, unified_diff
+from .diffs import json_text, summarize, unified_diff
 from .episodes import (
     Episode,
     EpisodeSearch,
@@ -255,7 +255,7 @@ class CommitIndex:
             head = self.head(task_id)
             self._reader.at_ref(task_ref(task_id), head)
             for info in self._reader.chain(head):
-                if verdict is not None and not _verdict_matches(info, verdict):
+                if verdict is not None and not info.matches(verdict):
                     continue
                 if needle is not None and needle not in f"{info.name}\n{info.reason}".lower():
                     continue
@@ -282,8 +282,8 @@ class CommitIndex:
         assert old.files is not None and new.files is not None
         before, after = dict(old.files), dict(new.files)
         if include_meta:
-            before["metacode.json"] = _json_text(old.metacode)
-            after["metacode.json"] = _json_text(new.metacode)
+            before["metacode.json"] = json_text(old.metacode)
+            after["metacode.json"] = json_text(new.metacode)
         return unified_diff(before, after, context=context)
 
     def _resolve(self, commit_id: str) -> str:
@@ -495,13 +495,3 @@ class CommitIndex:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _verdict_matches(info: CommitInfo, verdict: str) -> bool:
-    return info.good if verdict.lower() == "good" else info.verdict.lower() == verdict.lower()
-
-
-def _json_text(value: object) -> str:
-    import json
-
-    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -38,6 +38,10 @@ class CommitInfo:
         """True when the verdict makes this commit a rollback target (see ``GOOD_VERDICTS``)."""
         return is_good(self.verdict)
 
+    def matches(self, verdict: str) -> bool:
+        """Whether the commit has ``verdict`` ("good": any good verdict), case ignored."""
+        return self.good if verdict.lower() == "good" else self.verdict.lower() == verdict.lower()
+
     @property
     def short_id(self) -> str:
         """The first 10 hex digits, enough to name a commit in a chat message."""

@@ -170,7 +170,7 @@ def test_history_commands_and_apply_belong_to_users_with_a_task(tmp_path, repo, 
 
 def test_a_tie_break_is_in_the_turns_model_interactions(tmp_path, repo, llm):
     with sim_cat(tmp_path, repo, llm) as cat:
-        assert cat.say("alice", "refactor it") == CAT_ANSWER  # ambiguous: the LLM says no
+        assert cat.say("alice", "refactor the PaymentGateway") == CAT_ANSWER  # ambiguous: LLM: no
         item = cat.cache.get_item("alice_working_memory")
         asked = item.value.model_interactions
         assert len(asked) == 2 and "yes or no" in asked[0] and asked[1] == CAT_ANSWER

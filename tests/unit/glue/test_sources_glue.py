@@ -14,6 +14,7 @@ import json
 import pytest
 
 from codemem import llm_port, projects, runtime, sources
+from codemem.codegen.commands import Command, Found, detect_command
 from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
 from codemem.llm_port import Meter
 from codemem.memory.scratchpad import Scratchpad
@@ -139,11 +140,11 @@ def test_chat_commands_add_list_and_remove_everywhere(setup, tmp_path):
     cat, _, declarative, _, other = setup
     index(cat)
     project, settings, data_dir = current(cat)
-    assert sources.parse_command("add source /srv/lib") == ("add", "/srv/lib")
-    assert sources.parse_command("Please remove the source `pip:textkit`") == (
-        "remove", "pip:textkit")
-    assert sources.parse_command("list sources?") == ("list", "")
-    assert sources.parse_command("write a function that lists sources") is None
+    assert detect_command("add source /srv/lib") == Found(Command.ADD_SOURCE, "/srv/lib", True)
+    assert detect_command("Please remove the source `pip:textkit`") == Found(
+        Command.REMOVE_SOURCE, "pip:textkit", True)
+    assert detect_command("list sources?") == Found(Command.LIST_SOURCES, "", False)
+    assert detect_command("write a function that lists sources") is None
 
     added = sources.add_source(settings, data_dir, "pip:attrs==23.1, pip:rich")
     assert added.reindex and added.settings_text.splitlines()[-2:] == ["pip:attrs==23.1",
