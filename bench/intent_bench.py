@@ -20,7 +20,7 @@ from ..codegen.intent import Intent, KnownNames, detect_intent
 
 CORPUS = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codegen" / "data" \
     / "intent_corpus.json"
-SPLITS = ("dev", "holdout", "holdout2", "holdout3", "holdout4")
+SPLITS = ("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
 EXPECTED = {"request": Intent.CODE_REQUEST, "question": Intent.CODE_QUESTION,
             "other": Intent.OTHER}
 

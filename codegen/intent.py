@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from .intent_details import RequestDetails, extract_details
-from .intent_frames import ACKNOWLEDGEMENTS
+from .intent_frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO
 from .intent_signals import (
     CodeSign,
     Sentence,
@@ -38,7 +38,7 @@ from .intent_signals import (
     read,
     used_as_names,
 )
-from .intent_text import THINK_RE, words
+from .intent_text import THINK_RE, find_phrase, words
 from .intent_words import INFORMATION_VERBS
 from .known_code import KnownCode, KnownNames, is_file_name
 from .prompts import data_block, render
@@ -92,6 +92,10 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     change = change_asked(sentence)
     form = question_form(sentence)
     intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
+    if intent is Intent.OTHER and known is not None and form == "walk" \
+            and find_phrase(sentence.padded, GUIDED_WALKS) \
+            and not find_phrase(sentence.padded, HOW_TO):
+        intent = Intent.CODE_QUESTION  # guided through a process of the configured repository
     evidence = tuple(e for e in (why, change, form) if e)
     return Detection(intent, _with_known(details, strong), evidence, tuple(strong + weak))
 

@@ -142,6 +142,20 @@ WALK_PHRASES = (
     "wat gebeurt", "stap voor stap", "loop me door",
 )
 
+#: Walk-throughs that ask to be guided through a process ("walk me through how a coupon gets
+#: applied", "step by step"): with a repository configured, the process is the code's, even
+#: when no name of it is said; "what happens" and the like stay general.
+GUIDED_WALKS = (
+    "walk me through", "walk through", "step through", "step me through", "take me through",
+    "talk me through", "trace", "step by step", "the flow", "passo passo", "schritt fur schritt",
+    "paso a paso", "etape par etape", "passo a passo", "stap voor stap", "loop me door",
+    "le parcours", "il percorso", "den ablauf", "el recorrido", "o percurso",
+)
+
+#: Instructions for the user, not a process of the code ("walk me through how to bake bread").
+HOW_TO = ("how to", "how do i", "how can i", "how should i", "come si", "come fare", "wie man",
+          "como se", "como hacer", "comment faire", "como fazer", "hoe moet ik", "hoe kan ik")
+
 #: Comparisons of two things: questions, whatever their form.
 COMPARE_PHRASES = (
     "difference between", "differences between", "differ", "differs", "different from",
