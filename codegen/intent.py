@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from .intent_details import RequestDetails, extract_details
-from .intent_frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO
+from .intent_frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO, OUR_SYSTEM
 from .intent_signals import (
     CodeSign,
     Sentence,
@@ -92,12 +92,19 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     change = change_asked(sentence)
     form = question_form(sentence)
     intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
-    if intent is Intent.OTHER and known is not None and form == "walk" \
-            and find_phrase(sentence.padded, GUIDED_WALKS) \
-            and not find_phrase(sentence.padded, HOW_TO):
-        intent = Intent.CODE_QUESTION  # guided through a process of the configured repository
+    if intent is Intent.OTHER and known is not None and _about_the_system(sentence, form):
+        intent = Intent.CODE_QUESTION
     evidence = tuple(e for e in (why, change, form) if e)
     return Detection(intent, _with_known(details, strong), evidence, tuple(strong + weak))
+
+
+def _about_the_system(sentence: Sentence, form: str) -> bool:
+    """With a repository configured: a guided walk through a process, or a question about
+    what "we" do, concerns the repository's code even when it names none of it."""
+    if not form or find_phrase(sentence.padded, HOW_TO):
+        return False
+    return bool(find_phrase(sentence.padded, GUIDED_WALKS)
+                or (form == "question" and find_phrase(sentence.padded, OUR_SYSTEM)))
 
 
 def _confirmed(text: str, known: KnownCode | None) -> set[str]:

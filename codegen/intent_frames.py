@@ -152,6 +152,15 @@ GUIDED_WALKS = (
     "le parcours", "il percorso", "den ablauf", "el recorrido", "o percurso",
 )
 
+#: A question about what "we" do is about the user's own system, which, with a repository
+#: configured, is its code ("where do we send the reminders?"); "should we" proposes an
+#: activity instead. A wrong guess costs one scoring call and adds nothing to the answer.
+OUR_SYSTEM = (
+    "do we", "did we", "does our", "do our", "have we", "facciamo", "abbiamo fatto",
+    "machen wir", "haben wir", "hacemos", "hicimos", "faisons-nous", "fazemos", "fizemos",
+    "doen we", "hebben we",
+)
+
 #: Instructions for the user, not a process of the code ("walk me through how to bake bread").
 HOW_TO = ("how to", "how do i", "how can i", "how should i", "come si", "come fare", "wie man",
           "como se", "como hacer", "comment faire", "como fazer", "hoe moet ik", "hoe kan ik")
