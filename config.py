@@ -19,7 +19,7 @@ from typing import Any
 from .codegen.extended import ExtendedConfig
 from .codegen.loop import LoopConfig
 from .codegen.sandbox_protect import SandboxPolicy
-from .memory.extract import LANGUAGES
+from .memory.extract.languages import LANGUAGES
 from .settings import NativeJson, PluginSettings, WriteBackPolicy
 
 #: Validation checks the settings can switch off (parsing always runs).

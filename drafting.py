@@ -20,7 +20,7 @@ from .codegen.report import ValidationReport
 from .codegen.validate import validate_draft
 from .config import IndexScope, PluginConfig
 from .llm_port import Meter, PluginLLM
-from .memory.extract import read_file_safely, walk_repository
+from .memory.extract.walker import read_file_safely, walk_repository
 from .privacy import ScopedDraftStore
 from .projects import Project
 from .sources import api_facts, references_note

@@ -31,7 +31,7 @@ from .memory.codeindex.indexer import IndexProgress, WalkedFile
 from .memory.codeindex.sink_sync import SinkMode
 from .memory.codeindex.vector_sink import CatVectorSink, NamedEmbedder
 from .memory.codeindex.walk import default_walker
-from .memory.commits import CommitIndex
+from .memory.commits.index import CommitIndex
 from .privacy import SHARED_TYPES, TaskLedger
 
 log = logging.getLogger(__name__)

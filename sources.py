@@ -26,21 +26,21 @@ from .memory.codebase import CodeMemorySystem
 from .memory.codeindex.indexer import IndexProgress
 from .memory.errors import CodeMemoryError
 from .memory.repository.root import check_repository_root
-from .memory.sources import (
-    AssociativeMemory,
+from .memory.sources.api_lookup import ApiTable
+from .memory.sources.catalog import SourceRow
+from .memory.sources.declared import declared_dependencies
+from .memory.sources.indexing import AssociativeMemory, SourceOptions, SourceResult
+from .memory.sources.package_index import configured_index
+from .memory.sources.spec import (
     FolderSource,
-    SourceOptions,
-    SourceResult,
-    SourceRow,
-    configured_index,
-    declared_dependencies,
+    Source,
     find_source,
     format_sources,
     parse_item,
     parse_sources,
+    split_items,
+    unique_sources,
 )
-from .memory.sources.api_lookup import ApiTable
-from .memory.sources.spec import Source, split_items, unique_sources
 from .projects import PROGRESS_INTERVAL_S, Throttle
 from .settings import PluginSettings
 

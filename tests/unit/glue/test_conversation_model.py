@@ -1,0 +1,209 @@
+"""Model-based tests of the whole conversation: Hypothesis explores sequences of user messages
+and plugin events on the simulated Cat (cat_sim.py) against a small model of where each user
+stands.
+
+The model: per user, idle, asking (the form waits for the file), proposed, drafting (the loop
+runs, held in its code generation), stopping, interrupted (a plugin event stopped the loop),
+or finished (done, stopped or gave up: the task stays); plugin events: toggle off and on, a
+re-upload, a restart (``file_system`` cache, so working memories survive it).
+
+Invariants, checked after every step: every message gets exactly one answer and no hook, tool
+or form raised; a code request in any state reaches the plugin (a proposal, the file question,
+or "a draft is running"); "go" after a proposal starts a draft; the draft-history commands and
+"apply" answer only a user with a task; after a plugin event the retired import of the plugin
+has stopped every thread it started and closed its projects, and the user's task is intact or
+reported as interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import tempfile
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+from .cat_sim import CAT_ANSWER, SimCat
+from .sim_llm import ConversationLLM
+
+USERS = ("alice", "bob")
+SETTINGS = {"extended_loop": False, "check_judge": False, "check_tests": False,
+            "max_iterations": 2}
+REQUESTS = (
+    ("write a function slugify in text/slug.py that turns a title into a URL slug", True),
+    ("could you add a method to_json to the Invoice class?", True),
+    ("fix parse_date: it crashes on empty strings", True),
+    ("add a helper that counts words", False),  # names no file: the form asks
+)
+FILE_ANSWER = "put it in text/words.py"
+PLUGIN_ANSWERS = ("**go**", "Which file should the code go in?", "A draft is running")
+
+
+def make_repository(root: pathlib.Path) -> pathlib.Path:
+    (root / "text").mkdir(parents=True)
+    (root / "text" / "slug.py").write_text("def other():\n    return 1\n")
+    (root / "dates.py").write_text("def parse_date(text):\n    return text\n")
+    (root / "billing.py").write_text("class Invoice:\n    def total(self):\n        return 0\n")
+    return root
+
+
+class Conversation(RuleBasedStateMachine):
+    """See the module docstring."""
+
+    @initialize()
+    def boot(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="cwm-model-")
+        root = pathlib.Path(self.tmp.name)
+        self.llm = ConversationLLM()
+        self.llm.hold()
+        self.cat = SimCat(make_repository(root / "repo"), root / "data", self.llm,
+                          settings=SETTINGS, cache="file_system").__enter__()
+        self.where = {user: "idle" for user in USERS}
+        self.has_task = {user: False for user in USERS}
+        self.previous = None
+
+    def teardown(self) -> None:
+        if hasattr(self, "cat"):
+            self.llm.release()
+            self.cat.__exit__(None, None, None)
+            self.tmp.cleanup()
+
+    def say(self, user: str, text: str) -> str:
+        answer = self.cat.say(user, text)
+        assert isinstance(answer, str) and answer, f"{text!r} got no answer"
+        assert self.cat.errors == [], "\n".join(self.cat.errors)
+        if self.where[user] == "interrupted":  # the first message after an event reports it
+            assert "was interrupted" in answer or answer.startswith("Drafting"), answer
+            self.where[user] = "drafting" if answer.startswith("Drafting") else "finished"
+            return ""
+        return answer
+
+    # -- the user's messages -------------------------------------------------------------
+    @rule(user=st.sampled_from(USERS), request=st.sampled_from(REQUESTS))
+    def request(self, user: str, request: tuple[str, bool]) -> None:
+        text, names_file = request
+        was = self.where[user]
+        answer = self.say(user, text)
+        if not answer:
+            return
+        assert any(mark in answer for mark in PLUGIN_ANSWERS), answer
+        if was in ("drafting", "stopping"):
+            assert answer.startswith("A draft is running"), answer
+        elif "**go**" in answer:
+            self.where[user], self.has_task[user] = "proposed", True
+        else:
+            assert was == "asking" or not names_file, answer
+            self.where[user] = "asking"
+
+    @precondition(lambda self: "asking" in self.where.values())
+    @rule(data=st.data())
+    def answer_the_file_question(self, data: st.DataObject) -> None:
+        user = data.draw(st.sampled_from([u for u in USERS if self.where[u] == "asking"]))
+        answer = self.say(user, FILE_ANSWER)
+        if answer:
+            assert "**go**" in answer and "text/words.py" in answer, answer
+            self.where[user], self.has_task[user] = "proposed", True
+
+    @rule(user=st.sampled_from(USERS))
+    def go(self, user: str) -> None:
+        was = self.where[user]
+        answer = self.say(user, "go")
+        if not answer:
+            return
+        if was == "proposed":
+            assert answer.startswith("Drafting `"), answer
+            self.where[user] = "drafting"
+        elif was in ("idle", "finished") and answer != CAT_ANSWER:
+            assert answer.startswith("Drafting") is False, answer
+
+    @rule(user=st.sampled_from(USERS))
+    def correction(self, user: str) -> None:
+        was = self.where[user]
+        answer = self.say(user, "it must raise ValueError on empty input")
+        if answer and was == "proposed":
+            assert answer.startswith("Revised:"), answer
+
+    @rule(user=st.sampled_from(USERS))
+    def cancel(self, user: str) -> None:
+        was = self.where[user]
+        answer = self.say(user, "cancel")
+        if not answer:
+            return
+        if was == "proposed":
+            assert answer.startswith("Cancelled the request"), answer
+            self.where[user] = "finished"
+        elif was == "asking":
+            assert answer == "Dropped the code request.", answer
+            self.where[user] = "idle"
+        elif was == "drafting":
+            assert answer.startswith("Stopping the draft loop"), answer
+            self.where[user] = "stopping"
+
+    @rule(user=st.sampled_from(USERS),
+          text=st.sampled_from(["show the draft history", "roll back to the last good draft",
+                                "redo", "apply"]))
+    def task_command(self, user: str, text: str) -> None:
+        was = self.where[user]
+        answer = self.say(user, text)
+        if answer and not self.has_task[user]:
+            assert answer == CAT_ANSWER, answer  # ordinary words for a user without a task
+        elif answer and was == "asking":
+            assert "Which file" in answer or "That does not work" in answer, answer
+
+    @rule(user=st.sampled_from(USERS),
+          text=st.sampled_from(["hello, how are you?", "what does parse_date do?"]))
+    def chat(self, user: str, text: str) -> None:
+        answer = self.say(user, text)
+        if answer and self.where[user] not in ("asking", "proposed"):
+            assert answer == CAT_ANSWER, answer
+
+    @precondition(lambda self: any(w in ("drafting", "stopping") for w in self.where.values()))
+    @rule()
+    def drafts_finish(self) -> None:
+        self.llm.release()
+        self.cat.wait_drafts()
+        self.llm.hold()
+        for user in USERS:
+            if self.where[user] in ("drafting", "stopping"):
+                chats = self.cat.chats(user)
+                assert chats and chats[-1].startswith(("Draft committed", "Stopped as you asked",
+                                                       "I gave up")), chats[-1:]
+                self.where[user] = "finished"
+
+    # -- plugin events -------------------------------------------------------------------
+    @rule(event=st.sampled_from(["toggle", "reupload", "restart"]))
+    def plugin_event(self, event: str) -> None:
+        self.previous = self.cat.live_generation()
+        if event == "toggle":
+            self.cat.toggle()
+            self.cat.toggle()
+        else:
+            getattr(self.cat, event)()
+        for user in USERS:
+            if self.where[user] in ("drafting", "stopping"):
+                self.where[user] = "interrupted"
+
+    @invariant()
+    def nothing_outlives_its_import(self) -> None:
+        previous = getattr(self, "previous", None)
+        if previous is None or previous is self.cat.live_generation():
+            return
+        self.cat.live_generation().claim()  # the hand-over is done by now
+        assert previous.stale and previous.registry.projects() == []
+        alive = [s.worker for s in previous.sessions.all()
+                 if s.worker is not None and s.worker.alive]
+        assert alive == [], "a draft loop of a retired import still runs"
+
+
+#: ``make test`` explores a bounded number of conversations; ``CWM_MODEL_EXAMPLES=200`` (and
+#: ``CWM_MODEL_STEPS``) explores more, for a long local run.
+Conversation.TestCase.settings = settings(
+    max_examples=int(os.environ.get("CWM_MODEL_EXAMPLES", "8")),
+    stateful_step_count=int(os.environ.get("CWM_MODEL_STEPS", "14")), deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+class TestConversation(Conversation.TestCase):
+    """Hypothesis runs the machine (see ``settings`` above)."""
