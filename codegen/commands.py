@@ -62,7 +62,8 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
          r"history\s+of\s+(?:the\s+)?drafts|drafts|draft\s+list)"),
         (Command.HISTORY, r"what\s+(?:did\s+we\s+try|have\s+we\s+tried)\s+so\s+far"),
         (Command.ROLL_BACK, r"(?:roll\s*back|revert|go\s+back)(?:\s+to)?\s+(?:draft\s+)?"
-         r"(?P<arg>\d+|the\s+last\s+good(?:\s+(?:one|draft))?|last\s+good)"),
+         r"(?P<arg>\d+|the\s+last\s+good(?:\s+(?:one|draft))?|last\s+good|"
+         r"the\s+(?:start|beginning|original(?:\s+version)?))"),
         (Command.ROLL_BACK, r"(?:undo\s+the\s+last\s+draft|roll\s*back(?:\s+the\s+(?:last\s+)?"
          r"draft)?)"),
         (Command.REDO, r"(?:redo|undo\s+the\s+roll\s*-?\s*back|restore\s+the\s+(?:rolled[- ]"
