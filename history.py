@@ -52,13 +52,22 @@ def draft_history(session: Session, turn: Turn) -> str:
     for info in entries:
         mark = " ← current" if info.id == head else ""
         lines.append(f"- {info.name} `{info.id[:10]}` [{info.verdict}]{mark}")
-    undone = project.commits.undo_stack(task)
-    if undone:
-        lines.append("Rolled back, restorable with **redo** (most recent first):")
-        for commit in undone:
-            info = project.commits.show(commit)
-            lines.append(f"- {info.name} `{commit[:10]}` [{info.verdict}]")
+    for title, commits in (
+            ("Rolled back, restorable with **redo** (most recent first):",
+             project.commits.undo_stack(task)),
+            ("Tried and set aside (most recent first):", _set_aside(project, task))):
+        if commits:
+            lines.append(title)
+            for commit in commits:
+                info = project.commits.show(commit)
+                lines.append(f"- {info.name} `{commit[:10]}` [{info.verdict}]")
     return "\n".join(lines)
+
+
+def _set_aside(project: Project, task: str) -> list[str]:
+    """Drafts no longer on the task's line nor redoable: rejected drafts the loop rolled back,
+    and lines a newer draft superseded (each head listed, most recent first)."""
+    return list(dict.fromkeys(project.commits.attic(task)))
 
 
 def _log(project: Project, task: str) -> list[Any]:

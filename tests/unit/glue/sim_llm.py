@@ -35,20 +35,26 @@ def metacode_for(prompt: str) -> dict:
         "constraints": [], "acceptance_checks": ["the text is lower-cased"], "assumptions": []}
 
 
-def draft_for(prompt: str) -> str:
+def draft_for(prompt: str, *, wrong: bool = False) -> str:
+    """The target's definition; ``wrong``: with a parameter the meta-code does not have (the
+    signature check rejects it)."""
     path = re.search(r"entity=([^\s:]+)::", prompt) or re.search(r"\b([\w/]+\.py)\b", prompt)
     name = re.search(r"def (\w+)\(text: str\) -> str", prompt)
     target, symbol = (path.group(1) if path else "text/slug.py"), (
         name.group(1) if name else "helper")
-    return (f"```python entity={target}::{symbol}\ndef {symbol}(text: str) -> str:\n"
+    params = "text: str, extra: int" if wrong else "text: str"
+    return (f"```python entity={target}::{symbol}\ndef {symbol}({params}) -> str:\n"
             "    return text.lower()\n```\n")
 
 
 class ConversationLLM(FunctionLLM):
     """See the module docstring; ``hold()`` / ``release()`` gate code generation."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, first_draft_wrong: bool = False) -> None:
         super().__init__(self._answer, limit=100_000)
+        #: The first draft of each target is wrong (a task then needs a second draft).
+        self.first_draft_wrong = first_draft_wrong
+        self._drafted: set[str] = set()
         self._gate = threading.Event()
         self._gate.set()
         self.generating = threading.Event()
@@ -72,7 +78,11 @@ class ConversationLLM(FunctionLLM):
         if prompt.startswith(GENERATE):
             self.generating.set()
             self._gate.wait(120)
-            return draft_for(prompt)
+            target = re.search(r"entity=(\S+)", prompt)
+            key = target.group(1) if target else ""
+            wrong = self.first_draft_wrong and key not in self._drafted
+            self._drafted.add(key)
+            return draft_for(prompt, wrong=wrong)
         if "yes or no" in prompt.lower() or "Answer yes or no" in prompt:
             return "no"
         return CAT_ANSWER

@@ -147,10 +147,10 @@ class Conversation(RuleBasedStateMachine):
     def task_command(self, user: str, text: str) -> None:
         was = self.where[user]
         answer = self.say(user, text)
-        if answer and not self.has_task[user]:
+        if answer and was == "asking":  # the command, or the form that waits for the file
+            assert answer != CAT_ANSWER, answer
+        elif answer and not self.has_task[user]:
             assert answer == CAT_ANSWER, answer  # ordinary words for a user without a task
-        elif answer and was == "asking":
-            assert "Which file" in answer or "That does not work" in answer, answer
 
     @rule(user=st.sampled_from(USERS),
           text=st.sampled_from(["hello, how are you?", "what does parse_date do?"]))
