@@ -98,7 +98,8 @@ def tour(chat: Driver, cat_answer: str) -> list[str]:
         expect(text, lambda a: "index" in a.lower())
     for text in QUESTIONS:
         before = chat.scoring_calls()
-        expect(text, lambda a: a == cat_answer and chat.scoring_calls() > before)
+        expect(text, lambda a, before=before: a == cat_answer
+               and chat.scoring_calls() > before)
     for text in REQUESTS:
         expect(text, lambda a: "**go**" in a or "Which file" in a)
         expect("cancel", lambda a: a.startswith(("Cancelled", "Dropped")))
