@@ -105,6 +105,8 @@ def roll_back_draft(session: Session, turn: Turn, which: str) -> str:
     if isinstance(project, str):
         return project
     task = session.state.task_id
+    if not _log(project, task):
+        return f"Task `{task}` has no drafts yet."
     target = _rollback_target(project, task, which)
     if target is None:
         said = " ".join((which or "").split())

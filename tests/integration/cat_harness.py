@@ -84,6 +84,22 @@ def mirror_plugin(dest: pathlib.Path, src: pathlib.Path = REPO_ROOT) -> pathlib.
     return dest
 
 
+def plugin_zip(dest: pathlib.Path, src: pathlib.Path = REPO_ROOT) -> pathlib.Path:
+    """The plugin as the release zip holds it (``make zip``: no tests, benches, CI, docker),
+    built from the working tree, under one top folder named like the plugin id."""
+    import zipfile
+
+    left_out = {"tests", "bench", "docker", "settings.json"}
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(src.rglob("*")):
+            rel = path.relative_to(src)
+            if path.is_dir() or rel.parts[0] in left_out or "__pycache__" in rel.parts \
+                    or any(part.startswith(".") for part in rel.parts):
+                continue
+            archive.write(path, f"{PLUGIN_ID}/{rel}")
+    return dest
+
+
 def declared_glue(root: pathlib.Path = REPO_ROOT) -> dict[str, list[str]]:
     """Hooks, tools and forms the repository's sources declare, by parsing (not importing) every
     ``.py`` file the Cat would import: the names the Cat must register, each exactly once."""
@@ -209,6 +225,36 @@ class CatRun:
         """One turn through ``/ws/<user>`` on a fresh socket; the final chat/error frame."""
         with self.session(user) as chat:
             return chat.say(text, allow_errors=allow_errors)
+
+    def message(self, text: str, user: str = "alice", *, allow_errors: bool = False) -> str:
+        """One turn through HTTP ``POST /message`` (the answer, whatever threads send later goes
+        to the user's socket, if any); fails if the Cat logged an error during the turn."""
+        mark = len(self.logs.records)
+        reply = self.client.post("/message", json={"text": text}, headers={"user_id": user})
+        assert reply.status_code == 200, reply.text
+        errors = self.logs.errors_since(mark)
+        assert allow_errors or not errors, f"the turn {text!r} logged errors:\n" + \
+            "\n".join(errors)
+        body = reply.json()
+        assert "text" in body, body
+        return str(body["text"])
+
+    def reupload(self, dest: pathlib.Path) -> None:
+        """Upload the plugin again as a zip, as the admin panel does (the Cat installs it over
+        the old folder and leaves it switched off), then switch it on again."""
+        archive = plugin_zip(dest / f"{PLUGIN_ID}.zip")
+        with open(archive, "rb") as handle:
+            answer = self.client.post("/plugins/upload", files={
+                "file": (archive.name, handle.read(), "application/zip")})
+        assert answer.status_code == 200, answer.text
+        assert not self.plugin.active, "a re-upload leaves an active plugin switched off"
+        assert self.toggle().status_code == 200
+
+    def generation(self) -> Any:
+        """The live import of the plugin in this Cat (its projects, sessions, threads)."""
+        home = sys.modules.get(f"code_working_memory.process-home:{self.plugins_name}."
+                               f"{PLUGIN_ID}")
+        return getattr(home, "live", None)
 
     @contextlib.contextmanager
     def session(self, user: str = "alice") -> Iterator[ChatSession]:

@@ -20,10 +20,7 @@ from __future__ import annotations
 import os
 import pathlib
 import tempfile
-
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from typing import Any
 
 from .cat_sim import CAT_ANSWER, SimCat
 from .sim_llm import ConversationLLM
@@ -49,10 +46,11 @@ def make_repository(root: pathlib.Path) -> pathlib.Path:
     return root
 
 
-class Conversation(RuleBasedStateMachine):
-    """See the module docstring."""
+class ConversationModel:
+    """The model and its steps (see the module docstring); ``machine()`` turns it into a
+    Hypothesis state machine. Hypothesis is imported there only: the Cat imports every file of
+    the plugin, tests included, and its image has no Hypothesis."""
 
-    @initialize()
     def boot(self) -> None:
         self.tmp = tempfile.TemporaryDirectory(prefix="cwm-model-")
         root = pathlib.Path(self.tmp.name)
@@ -81,7 +79,6 @@ class Conversation(RuleBasedStateMachine):
         return answer
 
     # -- the user's messages -------------------------------------------------------------
-    @rule(user=st.sampled_from(USERS), request=st.sampled_from(REQUESTS))
     def request(self, user: str, request: tuple[str, bool]) -> None:
         text, names_file = request
         was = self.where[user]
@@ -97,16 +94,15 @@ class Conversation(RuleBasedStateMachine):
             assert was == "asking" or not names_file, answer
             self.where[user] = "asking"
 
-    @precondition(lambda self: "asking" in self.where.values())
-    @rule(data=st.data())
-    def answer_the_file_question(self, data: st.DataObject) -> None:
-        user = data.draw(st.sampled_from([u for u in USERS if self.where[u] == "asking"]))
+    def answer_the_file_question(self, user: str) -> None:
+        """The answer to the form's question; in another state, a request ("put it in ...")."""
+        was = self.where[user]
         answer = self.say(user, FILE_ANSWER)
-        if answer:
+        if answer and was == "asking":
             assert "**go**" in answer and "text/words.py" in answer, answer
+        if "**go**" in answer and was not in ("drafting", "stopping"):
             self.where[user], self.has_task[user] = "proposed", True
 
-    @rule(user=st.sampled_from(USERS))
     def go(self, user: str) -> None:
         was = self.where[user]
         answer = self.say(user, "go")
@@ -118,14 +114,12 @@ class Conversation(RuleBasedStateMachine):
         elif was in ("idle", "finished") and answer != CAT_ANSWER:
             assert answer.startswith("Drafting") is False, answer
 
-    @rule(user=st.sampled_from(USERS))
     def correction(self, user: str) -> None:
         was = self.where[user]
         answer = self.say(user, "it must raise ValueError on empty input")
         if answer and was == "proposed":
             assert answer.startswith("Revised:"), answer
 
-    @rule(user=st.sampled_from(USERS))
     def cancel(self, user: str) -> None:
         was = self.where[user]
         answer = self.say(user, "cancel")
@@ -141,9 +135,6 @@ class Conversation(RuleBasedStateMachine):
             assert answer.startswith("Stopping the draft loop"), answer
             self.where[user] = "stopping"
 
-    @rule(user=st.sampled_from(USERS),
-          text=st.sampled_from(["show the draft history", "roll back to the last good draft",
-                                "redo", "apply"]))
     def task_command(self, user: str, text: str) -> None:
         was = self.where[user]
         answer = self.say(user, text)
@@ -152,16 +143,14 @@ class Conversation(RuleBasedStateMachine):
         elif answer and not self.has_task[user]:
             assert answer == CAT_ANSWER, answer  # ordinary words for a user without a task
 
-    @rule(user=st.sampled_from(USERS),
-          text=st.sampled_from(["hello, how are you?", "what does parse_date do?"]))
     def chat(self, user: str, text: str) -> None:
         answer = self.say(user, text)
         if answer and self.where[user] not in ("asking", "proposed"):
             assert answer == CAT_ANSWER, answer
 
-    @precondition(lambda self: any(w in ("drafting", "stopping") for w in self.where.values()))
-    @rule()
     def drafts_finish(self) -> None:
+        if not any(w in ("drafting", "stopping") for w in self.where.values()):
+            return
         self.llm.release()
         self.cat.wait_drafts()
         self.llm.hold()
@@ -173,7 +162,6 @@ class Conversation(RuleBasedStateMachine):
                 self.where[user] = "finished"
 
     # -- plugin events -------------------------------------------------------------------
-    @rule(event=st.sampled_from(["toggle", "reupload", "restart"]))
     def plugin_event(self, event: str) -> None:
         self.previous = self.cat.live_generation()
         if event == "toggle":
@@ -185,7 +173,6 @@ class Conversation(RuleBasedStateMachine):
             if self.where[user] in ("drafting", "stopping"):
                 self.where[user] = "interrupted"
 
-    @invariant()
     def nothing_outlives_its_import(self) -> None:
         previous = getattr(self, "previous", None)
         if previous is None or previous is self.cat.live_generation():
@@ -197,13 +184,40 @@ class Conversation(RuleBasedStateMachine):
         assert alive == [], "a draft loop of a retired import still runs"
 
 
-#: ``make test`` explores a bounded number of conversations; ``CWM_MODEL_EXAMPLES=200`` (and
-#: ``CWM_MODEL_STEPS``) explores more, for a long local run.
-Conversation.TestCase.settings = settings(
-    max_examples=int(os.environ.get("CWM_MODEL_EXAMPLES", "8")),
-    stateful_step_count=int(os.environ.get("CWM_MODEL_STEPS", "14")), deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: The rules, and the values Hypothesis draws for their arguments.
+RULES: dict[str, dict[str, tuple[Any, ...]]] = {
+    "request": {"user": USERS, "request": REQUESTS},
+    "answer_the_file_question": {"user": USERS},
+    "go": {"user": USERS}, "correction": {"user": USERS}, "cancel": {"user": USERS},
+    "task_command": {"user": USERS, "text": ("show the draft history",
+                                             "roll back to the last good draft", "redo",
+                                             "apply")},
+    "chat": {"user": USERS, "text": ("hello, how are you?", "what does parse_date do?")},
+    "drafts_finish": {}, "plugin_event": {"event": ("toggle", "reupload", "restart")},
+}
 
 
-class TestConversation(Conversation.TestCase):
-    """Hypothesis runs the machine (see ``settings`` above)."""
+def machine() -> type:
+    """``ConversationModel`` as a Hypothesis ``RuleBasedStateMachine``."""
+    from hypothesis import strategies as st
+    from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+    steps: dict[str, Any] = {
+        name: rule(**{arg: st.sampled_from(values) for arg, values in args.items()})(
+            getattr(ConversationModel, name)) for name, args in RULES.items()}
+    steps["boot"] = initialize()(ConversationModel.boot)
+    steps["nothing_outlives_its_import"] = invariant()(
+        ConversationModel.nothing_outlives_its_import)
+    return type("Conversation", (ConversationModel, RuleBasedStateMachine), steps)
+
+
+def test_the_conversation_model_holds():
+    """Hypothesis explores conversations (``make test``: a bounded number;
+    ``CWM_MODEL_EXAMPLES=200`` and ``CWM_MODEL_STEPS`` explore more, for a long local run)."""
+    from hypothesis import HealthCheck, settings
+    from hypothesis.stateful import run_state_machine_as_test
+
+    run_state_machine_as_test(machine(), settings=settings(
+        max_examples=int(os.environ.get("CWM_MODEL_EXAMPLES", "8")),
+        stateful_step_count=int(os.environ.get("CWM_MODEL_STEPS", "14")), deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]))
