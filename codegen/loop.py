@@ -381,10 +381,12 @@ class _Run:
         return self.drafts_before + self.iteration
 
     def _drafts_so_far(self) -> int:
-        """The highest draft number on the task's branch (drafts are named "draft N: ...")."""
+        """The task's highest draft number so far: on its branch (drafts are named "draft N:
+        ..."), or noted by an earlier run (a rejected draft leaves the branch)."""
         numbers = [int(found.group(1)) for c in self.store.log(self.task_id)
                    if (found := DRAFT_NAME.match(c.name))]
-        return max(numbers, default=0)
+        noted = self.notes.get(self.task_id, "loop.drafts", 0) if self.notes is not None else 0
+        return max([*numbers, noted if isinstance(noted, int) else 0])
 
     def _commit(self, attempt: _Attempt, outcome: DraftOutcome) -> str:
         n, symbol = self.draft_no, self.meta.symbol or self.meta.target_path
@@ -397,6 +399,7 @@ class _Run:
                                       reason=reason, metacode=self.meta.to_dict(),
                                       snapshot=self._snapshot(), verdict=verdict)
         self._note(f"iter{n}.decision", {"verdict": verdict, "commit": commit_id})
+        self._note("loop.drafts", n)
         self._emit("commit", "done" if passed else "failed", commit_id)
         return commit_id
 

@@ -106,7 +106,7 @@ def tour(chat: Driver, cat_answer: str) -> list[str]:
     _draft_and_history(chat, expect)
     expect("add source /srv/other-repo", lambda a: "/srv/other-repo" in a)
     expect("add source pip:rich", lambda a: "pip:rich" in a)
-    expect("list sources", lambda a: "pip:rich" in a)
+    expect("list sources", lambda a: "rich" in a and "| source |" in a)
     expect("remove source rich", lambda a: "rich" in a and a != cat_answer)
     return wrong
 
