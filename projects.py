@@ -1,7 +1,7 @@
 """COMPOSITION: one Registry of projects, each a repository's long-lived core objects.
 
 Non-picklable handles (SQLite connections, the parsing pool, git repositories) must not live in
-``cat.working_memory`` (cat-v1-api.md §7), so they live here, shared by every user of the
+``cat.working_memory`` (docs/cat-plugin-api.md), so they live here, shared by every user of the
 repository. A project is built from one frozen ``ProjectConfig``: when its fingerprint changes,
 the registry applies the change to the running project (retrieval tuning, indexing scope), or
 rebuilds it when the change touches what the stores are made of (repository, data folder,

@@ -1,7 +1,7 @@
 """GLUE: the admin settings panel (one pydantic 2.4 model) and its tolerant reader.
 
 Every field has a default, a title and a description and uses a type the admin renders well
-(cat-v1-api.md §2.5): enums become selects, lists are comma-separated strings, nothing is
+(docs/cat-plugin-api.md): enums become selects, lists are comma-separated strings, nothing is
 Optional. The Cat stores the raw payload it was sent, so settings are always re-validated when
 read, by ``read_settings``, which keeps the valid fields and falls back to defaults for the rest
 with a message saying which field was wrong and why.

@@ -1,9 +1,9 @@
 """COMPOSITION: one user's code-generation state, as plain data under one working-memory key.
 
 The Cat's ``file_system`` cache pickles the whole working memory after every turn (and a value
-that does not pickle bricks the user's session, cat-v1-api.md §7), so what is stored there is a
-dict of strings, numbers and lists; ``SessionState`` is the typed view of it. Live objects (the
-lock, the worker thread) belong to ``session.Session``, never here.
+that does not pickle bricks the user's session, docs/cat-plugin-api.md), so what is stored there
+is a dict of strings, numbers and lists; ``SessionState`` is the typed view of it. Live objects
+(the lock, the worker thread) belong to ``session.Session``, never here.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ long-term memory through an injected sink.
 
 Why plain data only: the Cat keeps it in ``cat.working_memory``, which the ``file_system`` cache
 pickles after every turn; a lock, a generator or a class from a renamed module would brick the
-user's session (cat-v1-api.md §7). So values are restricted to JSON-like data, copied on the way
-in and out, and ``to_dict()`` is what the glue stores.
+user's session (docs/cat-plugin-api.md). So values are restricted to JSON-like data, copied on
+the way in and out, and ``to_dict()`` is what the glue stores.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ SLUGIFY_DRAFT = ("```python entity=text/slug.py::slugify\ndef slugify(text: str)
 
 @dataclass
 class LLMScript:
-    """What the fake LLM answers, by the prompt it recognises (cat-v1-api.md §10 step 4).
+    """What the fake LLM answers, by the prompt it recognises (docs/cat-plugin-api.md).
 
     ``prompts`` records every prompt, so tests can assert which calls a turn made.
     """

@@ -9,7 +9,7 @@ at import time here: ``cat``, fastapi, langchain and loguru are imported inside 
 every environment, CWD and ``sys.path`` change is made through a ``pytest.MonkeyPatch`` that is
 undone when the booted Cat is closed.
 
-What is faked, and why (cat-v1-api.md §10): the LLM (a scripted chat model), Qdrant (an
+What is faked, and why (docs/cat-plugin-api.md): the LLM (a scripted chat model), Qdrant (an
 in-memory client: the Cat's local on-disk client cannot be opened twice), the requirement
 installer (the venv already has them; the Cat would run whatever ``pip`` is first on PATH) and,
 when its file is not cached, tiktoken's ``cl100k_base`` (downloaded from the internet; the Cat
@@ -33,7 +33,7 @@ from typing import Any
 from .cat_doubles import LLMScript, LogCapture, cl100k_cached, make_fake_llm, offline_cl100k
 
 ENV_VAR = "CCAT_CORE_DIR"
-#: The plugin's id inside the test Cat (folder name: no dots, cat-v1-api.md §1.5).
+#: The plugin's id inside the test Cat (folder name: no dots, docs/cat-plugin-api.md).
 PLUGIN_ID = "code_working_memory"
 #: The plugin's working-memory key (runtime.STATE_KEY).
 STATE_KEY = "code_working_memory"
@@ -128,7 +128,7 @@ def declared_glue(root: pathlib.Path = REPO_ROOT) -> dict[str, list[str]]:
 
 
 def plugin_py_modules(plugin_dir_rel: str) -> list[str]:
-    """The module names the Cat gives the plugin's ``.py`` files (cat-v1-api.md §1.5)."""
+    """The module names the Cat gives the plugin's ``.py`` files (docs/cat-plugin-api.md)."""
     import glob
 
     files = glob.glob(os.path.join(plugin_dir_rel, "**/*.py"), recursive=True)
@@ -306,7 +306,7 @@ def _patch_environment(mp: Any, core: pathlib.Path, workdir: pathlib.Path,
 
 
 def _patch_cat(mp: Any, plugins_rel: str, install_requirements: bool) -> None:
-    """Monkeypatches of Cat internals (cat-v1-api.md §10.2); imports ``cat`` lazily."""
+    """Monkeypatches of Cat internals (docs/cat-plugin-api.md); imports ``cat`` lazily."""
     import cat.routes.static.admin as admin
     import cat.routes.static.static as static
 

@@ -1,6 +1,6 @@
 """The project's non-negotiables, checked mechanically on every .py file.
 
-The Cat imports every .py file of the plugin (cat-v1-api.md §1.5): these rules keep that safe.
+The Cat imports every .py file of the plugin (docs/cat-plugin-api.md): these rules keep that safe.
 """
 
 from __future__ import annotations
