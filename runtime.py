@@ -81,7 +81,7 @@ def read_message(cat: Any, message: Any, form_class: Callable[[Any], Any]) -> An
         if notes.reply is None and not _form_asks(cat):
             found = detect_intent(text, _index_of(turn))
             if _routable(session, found):
-                _route(cat, turn, text, found, form_class, notes)
+                _route(cat, session, turn, text, found, form_class, notes)
     return message
 
 
@@ -159,7 +159,7 @@ def _routable(session: Session, found: Detection) -> bool:
                != str(pending.get(key, "")).rpartition(".")[2] for value, key in named)
 
 
-def _route(cat: Any, turn: Turn, text: str, found: Detection,
+def _route(cat: Any, session: Session, turn: Turn, text: str, found: Detection,
            form_class: Callable[[Any], Any], notes: TurnNotes) -> None:
     intent = found.intent
     configured = turn.workspace.repository_configured
@@ -167,7 +167,9 @@ def _route(cat: Any, turn: Turn, text: str, found: Detection,
         intent = Intent.OTHER
         if configured and parse_tie_break(plugin_llm(tie_break_prompt(text))):
             intent = Intent.CODE_REQUEST
-    if intent is Intent.CODE_REQUEST:
+    if intent is Intent.CODE_REQUEST and session.drafting:
+        notes.reply = session.busy()
+    elif intent is Intent.CODE_REQUEST:
         form = form_class(cat)
         form._model = prefill(_with_known_path(turn, found.details), text)
         cat.working_memory.active_form = form  # its next() runs in this turn

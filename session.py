@@ -80,9 +80,9 @@ class Session:
     def propose(self, turn: Turn, request: Mapping[str, Any]) -> str:
         """Open a task for ``request`` and answer with proposed meta-code to confirm."""
         with self.lock:
-            if self.drafting:
-                return (f"A draft is running for task `{self.state.task_id}`: say **stop** "
-                        "first, or wait for its result.")
+            busy = self.busy()
+            if busy is not None:
+                return busy
             self._open_task(dict(request))
             self.publish(turn.working_memory)
             try:
@@ -97,6 +97,13 @@ class Session:
                 return f"I could not prepare the request: {err}"
             self._remember_proposal(turn, meta, [])
             return f"{meta.render_markdown()}\n\n{PROPOSAL_HELP}"
+
+    def busy(self) -> str | None:
+        """Why a new request cannot start now (a draft loop runs), or ``None``."""
+        if not self.drafting:
+            return None
+        return (f"A draft is running for task `{self.state.task_id}`: say **stop** first, or "
+                "wait for its result.")
 
     def _llm(self, turn: Turn) -> Any:
         """The plugin's LLM for this request: counted, native JSON as configured."""
