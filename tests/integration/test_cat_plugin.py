@@ -360,8 +360,11 @@ def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
     workdir = tmp_path / "cat"
     workdir.mkdir()
     with boot_cat(workdir=workdir, cache_type="file_system", keep_plugins_dir=True) as run:
-        assert start_form(run, "alice")["type"] == "chat"
+        asked = run.chat("write a function parse_iso_date that parses ISO-8601 dates")
+        assert "Which file" in asked["text"], asked
         assert run.working_memory().active_form is not None  # the form was pickled and back
+        assert start_form(run, "alice")["type"] == "chat"  # answers it: the form closes
+        assert run.working_memory().active_form is None
         state = run.plugin_state()
         reply = run.chat("and now?")
         assert reply["type"] == "chat", reply
