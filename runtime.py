@@ -22,8 +22,8 @@ from . import history, recall, request_form, sources
 from .codegen.commands import Command, Found, detect_command
 from .codegen.intent import Intent, detect_intent, parse_tie_break, tie_break_prompt
 from .codegen.replies import is_resume
-from .codegen.sandbox import sandbox_capabilities
-from .codegen.sandbox_protect import SandboxPolicy
+from .codegen.sandbox.api import sandbox_capabilities
+from .codegen.sandbox.protect import SandboxPolicy
 from .environment import (
     PLUGIN_ID,
     cat_data_dir,
@@ -46,7 +46,7 @@ SESSIONS = Sessions()
 
 #: Processes the plugin starts, recognised on the command line at shutdown.
 CHILD_MARKERS = (os.path.join(os.path.dirname(os.path.abspath(__file__)), "codegen",
-                              "sandbox_boot.py"), "_codemem_extract_worker")
+                              "sandbox", "boot.py"), "_codemem_extract_worker")
 
 
 _shutdown_guard = threading.Lock()

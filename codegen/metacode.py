@@ -18,7 +18,7 @@ from typing import Any
 from ..llm.errors import ReplyRefused
 from ..llm.reader import ReplySpec, read_reply
 from ..llm.retry import ask
-from .edits import path_problem
+from .edits.api import path_problem
 from .errors import MetaCodeInvalid
 from .example_types import reconcile_examples
 from .metacode_reply import metacode_spec

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .report import ValidationReport
-from .sandbox_protect import SandboxPolicy
-from .sandbox_run import SandboxResult
+from .sandbox.protect import SandboxPolicy
+from .sandbox.run import SandboxResult
 
 #: Plain JSON data (meta-code, the working-memory snapshot): the values are whatever JSON holds.
 JsonObject = dict[str, Any]
@@ -217,7 +217,7 @@ class TestSelector(Protocol):
 
 
 class SandboxRun(Protocol):
-    """``codegen.sandbox.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
+    """``sandbox.api.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
 
     def __call__(self, files: dict[str, str], argv: list[str], *, timeout_s: float,
                  memory_mb: int, collect: tuple[str, ...] = ...,

@@ -22,8 +22,8 @@ from .pycheck import check_parse, check_signature
 from .pytest_runner import SandboxFn, run_tests
 from .related_tests import is_test_file, module_of, needed_files, select_related_tests
 from .report import CHECK_ORDER, FAILED, SKIPPED, CheckResult, ValidationReport
-from .sandbox import run_in_sandbox
-from .sandbox_protect import SandboxPolicy
+from .sandbox.api import run_in_sandbox
+from .sandbox.protect import SandboxPolicy
 
 ALL_CHECKS = frozenset({"parse", "signature", "api", "lint", "tests"})
 

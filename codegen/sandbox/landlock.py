@@ -7,7 +7,7 @@ directories (the interpreter read-only, the workspace read-write), TCP ``bind``/
 (ABI 4) and, from ABI 6, signals and abstract Unix sockets to the sandbox's own processes.
 Its rules also hold for a process that keeps a capability such as ``CAP_DAC_READ_SEARCH``.
 
-Stdlib only and no relative imports: the launcher (``sandbox_boot.py``) loads this file by path
+Stdlib only and no relative imports: the launcher (``boot.py``) loads this file by path
 in a fresh ``python -I -S`` before it drops privileges. Nothing runs at import time.
 """
 

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from .sandbox_watch import pids_of, uid_pool
+from .watch import pids_of, uid_pool
 
 if TYPE_CHECKING:  # the launcher's own types; it is never imported by the Cat
-    from .sandbox_boot_types import LauncherConfig, Mask
+    from .boot_types import LauncherConfig, Mask
 
 #: Env var set in every sandboxed process; ``hunt_leftovers`` finds escapers by its value.
 SANDBOX_MARKER = "CWM_SANDBOX_ID"

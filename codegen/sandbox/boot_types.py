@@ -1,9 +1,9 @@
 """The sandbox launcher's contract: the JSON it receives, the report it sends back, and what
 it uses of its sibling helpers.
 
-Why a module of its own: ``sandbox_boot.py`` runs by path, without the plugin's package, and
+Why a module of its own: ``boot.py`` runs by path, without the plugin's package, and
 imports nothing of it at run time; these types are read by the type checker there
-(``TYPE_CHECKING``) and imported for real by the Cat's side (``sandbox_env``, ``sandbox_run``),
+(``TYPE_CHECKING``) and imported for real by the Cat's side (``env``, ``run``),
 which builds the JSON and reads the report.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol, TypedDict
 
-from .sandbox_landlock import Ruleset
+from .landlock import Ruleset
 
 __all__ = ["DiskWatcher", "LandlockHelper", "LandlockRules", "LauncherConfig", "Mask",
            "ProtectHelper", "Ruleset", "SeccompHelper", "SetupReport", "WatchHelper"]
@@ -35,8 +35,8 @@ class LandlockRules(TypedDict):
 
 
 class LauncherConfig(TypedDict, total=False):
-    """The JSON argument of the launcher (built by ``sandbox_env.HostPlan.launcher_config``;
-    ``status_fd`` and ``parent_pid`` are added by ``sandbox_run.execute``)."""
+    """The JSON argument of the launcher (built by ``env.HostPlan.launcher_config``;
+    ``status_fd`` and ``parent_pid`` are added by ``run.execute``)."""
 
     python: str
     argv: list[str]
@@ -59,7 +59,7 @@ class LauncherConfig(TypedDict, total=False):
 
 
 class SetupReport(TypedDict, total=False):
-    """What the launcher achieved, sent to the Cat (read by ``sandbox_protect``)."""
+    """What the launcher achieved, sent to the Cat (read by ``protect``)."""
 
     netns: bool
     mntns: bool

@@ -6,7 +6,7 @@ from textwrap import dedent
 
 import pytest
 
-from codemem.codegen.edits import (
+from codemem.codegen.edits.api import (
     Applied,
     EntityEdit,
     Rejected,
@@ -158,7 +158,7 @@ def test_parse_reply_reads_all_three_formats() -> None:
 
 
 def test_code_inside_a_reasoning_block_is_never_the_edit() -> None:
-    from codemem.codegen.edits import Rejected, apply_reply
+    from codemem.codegen.edits.api import Rejected, apply_reply
 
     source = {"m.py": "def f():\n    return 1\n"}
     thought = ("<think>\nMaybe:\n```python entity=m.py::f\ndef f():\n    return 0\n```\n"

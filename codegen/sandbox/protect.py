@@ -1,6 +1,6 @@
 """Which protections a sandboxed run has, and the policy that decides whether it may run.
 
-Why one module for both sides: the launcher (``sandbox_boot.py``, loaded by path in a bare
+Why one module for both sides: the launcher (``boot.py``, loaded by path in a bare
 ``python -I -S``) must refuse to ``exec`` when a required protection failed in *this* run, and
 the Cat must report the same verdict; so the rules that turn the launcher's setup report into
 protections live here once. Stdlib only, no relative imports, nothing at import time.

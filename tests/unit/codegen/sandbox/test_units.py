@@ -1,4 +1,4 @@
-"""Pure parts of the sandbox launcher (sandbox_boot) and of its host side (sandbox_run)."""
+"""Pure parts of the sandbox launcher (sandbox/boot.py) and of its host side (sandbox/run.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from codemem.codegen import sandbox_boot as boot
 from codemem.codegen.intent_words import CODE_ONLY_VERBS, INFORMATION_VERBS, REQUEST_VERBS
-from codemem.codegen.sandbox_protect import Protections
-from codemem.codegen.sandbox_run import _read_status, _status_for, error_result, refusal
+from codemem.codegen.sandbox import boot
+from codemem.codegen.sandbox.protect import Protections
+from codemem.codegen.sandbox.run import _read_status, _status_for, error_result, refusal
 
 
 def test_launcher_emits_one_json_line_per_status() -> None:
@@ -53,7 +53,7 @@ def test_intent_vocabulary_is_folded_lower_case_and_consistent() -> None:
 
 
 def test_a_run_status_is_one_of_the_vocabulary():
-    from codemem.codegen.sandbox_run import RunStatus, SandboxResult
+    from codemem.codegen.sandbox.run import RunStatus, SandboxResult
 
     ok = SandboxResult(status="ok", returncode=0, stdout="", stderr="", duration_s=0.1)
     assert ok.status is RunStatus.OK and ok.ok and str(ok.status) == "ok"

@@ -19,8 +19,8 @@ import pytest
 
 from codemem.codegen import SandboxPolicy
 from codemem.codegen.pytest_runner import run_tests
-from codemem.codegen.sandbox import run_in_sandbox, sandbox_capabilities
-from codemem.codegen.sandbox_env import blocked_ancestors
+from codemem.codegen.sandbox.api import run_in_sandbox, sandbox_capabilities
+from codemem.codegen.sandbox.env import blocked_ancestors
 
 from .canaries import CanaryServer
 from .sandbox_modes import ROOT, drive, mode

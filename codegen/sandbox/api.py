@@ -1,7 +1,7 @@
 """Run untrusted generated code (drafts, tests) in a throw-away, locked-down subprocess.
 
 Why this shape: the Cat is a multi-threaded server running as root, so isolation is set up in a
-fresh process (``sandbox_boot.py``, executed by path) rather than with ``preexec_fn``; and the
+fresh process (``boot.py``, executed by path) rather than with ``preexec_fn``; and the
 shipped deployment is Docker without CAP_SYS_ADMIN (no namespaces), so the protections that must
 hold there use only what an unprivileged process has: Landlock for files, seccomp for the
 network and the host's processes, a uid of the run's own, rlimits, a subreaper supervisor and a
@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from .sandbox_env import (
+from .env import (
     HostPlan,
     base_prefix,
     build_env,
@@ -31,9 +31,9 @@ from .sandbox_env import (
     read_back,
     sweep_stale,
 )
-from .sandbox_protect import Protection, Protections, SandboxPolicy
-from .sandbox_run import Launch, SandboxResult, error_result, execute, refusal
-from .sandbox_watch import UidLease, kill_uid
+from .protect import Protection, Protections, SandboxPolicy
+from .run import Launch, SandboxResult, error_result, execute, refusal
+from .watch import UidLease, kill_uid
 
 __all__ = ["OUTPUT_CAP", "Protections", "SandboxPolicy", "SandboxResult", "run_in_sandbox",
            "sandbox_capabilities"]

@@ -1,4 +1,4 @@
-"""Launcher executed BY PATH for each sandboxed run: ``python -I -S sandbox_boot.py <json>``.
+"""Launcher executed BY PATH for each sandboxed run: ``python -I -S boot.py <json>``.
 
 Why a separate script: the Cat is multi-threaded, so ``preexec_fn`` is unsafe; this small
 stdlib-only program applies every layer in a fresh single-threaded process, then ``exec``s the
@@ -20,7 +20,7 @@ untrusted command. Order matters and is the point of this file:
 The helpers (Landlock, seccomp, the protection rules) are sibling files loaded by path, not
 imported (this runs without the plugin's package). Nothing runs at import time. The JSON the
 Cat sends (``LauncherConfig``), the setup report sent back (``SetupReport``) and the Protocols
-of what is used of the siblings live in ``sandbox_boot_types.py``, imported for the type
+of what is used of the siblings live in ``boot_types.py``, imported for the type
 checker only.
 """
 
@@ -40,7 +40,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:  # the launcher's contract, for the type checker only (never imported here)
-    from .sandbox_boot_types import (
+    from .boot_types import (
         DiskWatcher,
         LandlockHelper,
         LauncherConfig,
@@ -72,10 +72,10 @@ class _Helpers:
     """The sibling modules the command's process needs, loaded by path before it is confined."""
 
     def __init__(self) -> None:
-        self.landlock: LandlockHelper = _load("sandbox_landlock")
-        self.seccomp: SeccompHelper = _load("sandbox_seccomp")
-        self.protect: ProtectHelper = _load("sandbox_protect")
-        self.watch: WatchHelper = _load("sandbox_watch")
+        self.landlock: LandlockHelper = _load("landlock")
+        self.seccomp: SeccompHelper = _load("seccomp")
+        self.protect: ProtectHelper = _load("protect")
+        self.watch: WatchHelper = _load("watch")
 
 
 class Stop(Exception):
@@ -334,7 +334,7 @@ def supervise(libc: ctypes.CDLL, pid: int, status_fd: int, cfg: LauncherConfig) 
     ended; exit alike. Runs as the run's own uid when there is one (it then reads the run's
     open files without any capability, and the run cannot touch it: seccomp protects its pid
     and it is not dumpable)."""
-    watch: WatchHelper = _load("sandbox_watch")
+    watch: WatchHelper = _load("watch")
     quota = cfg.get("disk_quota_mb")
     disk = watch.DiskWatch(cfg["workdir"], int(quota)) if quota else None
     uid = cfg.get("drop_uid")

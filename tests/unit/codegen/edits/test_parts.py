@@ -1,11 +1,11 @@
-"""SEARCH/REPLACE matching (edit_search) and whole-entity replacement (edit_entity)."""
+"""SEARCH/REPLACE matching (edits/search.py) and whole-entity replacement (edits/entity.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.edit_entity import add_docstring, replace_entity
-from codemem.codegen.edit_search import search_replace
+from codemem.codegen.edits.entity import add_docstring, replace_entity
+from codemem.codegen.edits.search import search_replace
 from codemem.codegen.errors import EditRejected
 
 SOURCE = ("import os\n\n\ndef f(x):\n    return x\n\n\n"

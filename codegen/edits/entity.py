@@ -1,4 +1,4 @@
-"""Whole-entity replacement for Python with libcst (used by ``edits``).
+"""Whole-entity replacement for Python with libcst (used by ``api``).
 
 Only the located node changes: its leading comments and blank lines and (unless the new code
 brings its own) its decorators are carried over, and libcst's lossless round trip keeps every
@@ -15,7 +15,7 @@ from typing import TypeAlias, TypeGuard
 
 import libcst as cst
 
-from .errors import EditRejected
+from ..errors import EditRejected
 
 _DEF = (cst.FunctionDef, cst.ClassDef)
 #: What an entity edit replaces: a function or a class.

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import sys
 import tempfile
 
 import pytest
 
-from codemem.codegen.sandbox import run_in_sandbox
+from codemem.codegen.sandbox.api import run_in_sandbox
 
 from .canaries import CanaryServer
 
@@ -148,11 +149,10 @@ def test_sandbox_dies_with_the_cat(tmp_path):
 
     tag = uuid.uuid4().hex
     script = tmp_path / "cat.py.txt"
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
+    root = str(pathlib.Path(__file__).resolve().parents[4])
     script.write_text(
         f"import sys\nsys.path.insert(0, {root!r})\nimport tests\n"
-        "from codemem.codegen.sandbox import run_in_sandbox\n"
+        "from codemem.codegen.sandbox.api import run_in_sandbox\n"
         "run_in_sandbox({'main.py': 'import time\\nprint(1, flush=True)\\ntime.sleep(60)'},"
         f" ['python', 'main.py', {tag!r}], timeout_s=60, memory_mb=256)\n")
     cat = subprocess.Popen([sys.executable, str(script)])
@@ -168,7 +168,7 @@ def test_sandbox_dies_with_the_cat(tmp_path):
     while time.monotonic() < deadline and _tagged(tag):
         time.sleep(0.05)
     assert _tagged(tag) == []
-    from codemem.codegen.sandbox_env import sweep_stale
+    from codemem.codegen.sandbox.env import sweep_stale
 
     leftover = [e for e in os.listdir(tempfile.gettempdir())
                 if e.startswith(f"cwm-sbx-{cat.pid}-")]
@@ -211,10 +211,10 @@ def test_an_interpreter_under_a_masked_temp_dir_still_starts(tmp_path):
     assert str(tmp_path).startswith(tempfile.gettempdir())
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    root = str(pathlib.Path(__file__).resolve().parents[4])
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); import tests\n"
-        "from codemem.codegen.sandbox import run_in_sandbox\n"
+        "from codemem.codegen.sandbox.api import run_in_sandbox\n"
         "r = run_in_sandbox({'m.py': 'print(6 * 7)'}, ['python', 'm.py'], timeout_s=20,"
         " memory_mb=512)\n"
         "print(r.status, r.stdout.strip())\n"

@@ -29,7 +29,7 @@ import sys
 from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
 DRIVER = os.path.join(HERE, "sandbox_driver.txt")
 #: The uid of a "Cat" that is not root (e.g. a compose file with ``user: 1000``).
 UNPRIVILEGED_CAT_UID = 1000

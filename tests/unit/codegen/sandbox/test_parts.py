@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from codemem.codegen.sandbox_landlock import abi_version
-from codemem.codegen.sandbox_protect import LAYERS, Protections, SandboxPolicy
-from codemem.codegen.sandbox_seccomp import load_library
-from codemem.codegen.sandbox_watch import UID_BASE, DiskWatch, UidLease, uid_pool
+from codemem.codegen.sandbox.landlock import abi_version
+from codemem.codegen.sandbox.protect import LAYERS, Protections, SandboxPolicy
+from codemem.codegen.sandbox.seccomp import load_library
+from codemem.codegen.sandbox.watch import UID_BASE, DiskWatch, UidLease, uid_pool
 
 DOCKER_NO_NS = {"netns": False, "pidns": False, "uid_dropped": True, "uid": UID_BASE + 7,
                 "landlock": 3, "landlock_net": False, "landlock_scoped": False,

@@ -23,8 +23,8 @@ import uuid
 
 import pytest
 
-from codemem.codegen.sandbox import OUTPUT_CAP
-from codemem.codegen.sandbox_watch import alive, pids_of
+from codemem.codegen.sandbox.api import OUTPUT_CAP
+from codemem.codegen.sandbox.watch import alive, pids_of
 
 from .canaries import CanaryServer
 from .hostile_programs import ATTACKS, PROGRAMS, Hostile

@@ -14,11 +14,11 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..llm.errors import ReplyRefused
-from ..llm.reader import answer_text
-from .edit_entity import replace_entity
-from .edit_search import search_replace
-from .errors import EditRejected
+from ...llm.errors import ReplyRefused
+from ...llm.reader import answer_text
+from ..errors import EditRejected
+from .entity import replace_entity
+from .search import search_replace
 
 FUZZY_RATIO = 0.9
 

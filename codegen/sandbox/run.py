@@ -1,7 +1,7 @@
 """One launch of the sandbox launcher: start, watch (wall clock, disk quota), stop, classify.
 
 Split from ``sandbox.py`` (the public entry point, plan and policy) to keep both small. Runs in
-the Cat; the untrusted side is ``sandbox_boot.py``.
+the Cat; the untrusted side is ``boot.py``.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from .sandbox_env import hunt_leftovers
-from .sandbox_protect import HOW_TO, Protections
-from .sandbox_watch import kill_uid
-from .vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
+from .env import hunt_leftovers
+from .protect import HOW_TO, Protections
+from .watch import kill_uid
 
 if TYPE_CHECKING:  # the launcher's own types; it is never imported by the Cat
-    from .sandbox_boot_types import LauncherConfig
+    from .boot_types import LauncherConfig
 
 #: One JSON line of the launcher's status pipe (``json.loads`` of what the launcher wrote: its
 #: values are checked where they are read).
 StatusLine = dict[str, Any]
 
-BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sandbox_boot.py")
+BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot.py")
 
 
 class RunStatus(Vocabulary):

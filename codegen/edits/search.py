@@ -1,4 +1,4 @@
-"""SEARCH/REPLACE application (used by ``edits``): exact, then whitespace-insensitive, then fuzzy.
+"""SEARCH/REPLACE application (used by ``api``): exact, then whitespace-insensitive, then fuzzy.
 
 Each layer accepts only a UNIQUE match: applying an edit at the wrong one of two similar places
 is worse than asking the model again, so ambiguity is a rejection that names the candidates.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 
-from .errors import EditRejected
+from ..errors import EditRejected
 
 FUZZY_RATIO = 0.9
 

@@ -1,4 +1,4 @@
-"""The launcher's contract (codegen/sandbox_boot_types.py) against both of its sides.
+"""The launcher's contract (codegen/sandbox/boot_types.py) against both of its sides.
 
 The launcher runs by path and cannot import the types it is checked with, so a key written
 on one side and misspelt on the other would pass every type check: these tests hold the JSON
@@ -11,10 +11,10 @@ import pathlib
 import re
 import sys
 
-from codemem.codegen import sandbox_boot_types as contract
-from codemem.codegen.sandbox_env import HostPlan
+from codemem.codegen.sandbox import boot_types as contract
+from codemem.codegen.sandbox.env import HostPlan
 
-CODEGEN = pathlib.Path(contract.__file__).resolve().parent
+SANDBOX = pathlib.Path(contract.__file__).resolve().parent
 
 
 def test_the_launcher_config_the_cat_builds_fits_the_contract(tmp_path):
@@ -32,8 +32,8 @@ def test_the_launcher_config_the_cat_builds_fits_the_contract(tmp_path):
 
 def test_every_report_key_written_or_read_is_in_the_contract():
     written = set(re.findall(r'report\["(\w+)"\]',
-                             (CODEGEN / "sandbox_boot.py").read_text(encoding="utf-8")))
-    protect = (CODEGEN / "sandbox_protect.py").read_text(encoding="utf-8")
+                             (SANDBOX / "boot.py").read_text(encoding="utf-8")))
+    protect = (SANDBOX / "protect.py").read_text(encoding="utf-8")
     read = set(re.findall(r'\bs(?:etup)?\.get\("(\w+)"', protect))
     read |= set(re.findall(r"\bs(?:etup)?\.get\('(\w+)'", protect))
     read |= set(re.findall(r"\bs\['(\w+)'\]", protect))
@@ -41,3 +41,12 @@ def test_every_report_key_written_or_read_is_in_the_contract():
     assert written and read
     assert written <= declared, written - declared
     assert read <= declared, read - declared
+
+
+def test_the_shutdown_recognises_the_launcher_by_the_path_it_is_started_with():
+    """``runtime.CHILD_MARKERS`` finds sandboxes on the command line by the launcher's path."""
+    from codemem import runtime
+    from codemem.codegen.sandbox.run import BOOT
+
+    assert pathlib.Path(BOOT).is_file() and pathlib.Path(BOOT).parent == SANDBOX
+    assert BOOT in runtime.CHILD_MARKERS
