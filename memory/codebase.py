@@ -31,6 +31,7 @@ from .code_context import (
     require_text,
     search_text,
 )
+from .codeindex.impact import Impact, compute_impact
 from .codeindex.indexer import (
     IndexProgress,
     IndexReport,
@@ -41,6 +42,7 @@ from .codeindex.indexer import (
     WalkedFile,
 )
 from .codeindex.manifest import CodeManifest
+from .codeindex.refs import INDEX_FORMAT
 from .codeindex.sink_sync import Payload, SinkMode, SinkSync, SyncResult
 from .codeindex.vector_sink import VectorSink
 from .codeindex.walk import (
@@ -202,10 +204,20 @@ class CodeMemorySystem(MemorySystem):
         """
         with self._index_lock:
             indexer = self._indexer(root, progress, repo_id=repository_id, read=read,
-                                    extract=extractor, labels=labels)
+                                    extract=extractor, labels=labels, track_refs=False)
             report = indexer.run(walked, complete=True, force=force)
             self._finish(report, record=False)
             return report
+
+    def impact(self, directory: str, path: str, symbol: str, *,
+               second_level: bool = True) -> Impact:
+        """Who calls or refers to ``symbol`` (a qualified name) of ``path`` in the repository
+        indexed from ``directory``, one more level of callers, and the tests among them, with
+        line spans: bounded index lookups, no parsing (``codeindex.impact``)."""
+        repo_id = self.repository_id_for(directory)
+        return compute_impact(self._manifest.read, repo_id, path, symbol,
+                              stale=self._manifest.index_format(repo_id) < INDEX_FORMAT,
+                              second_level=second_level)
 
     def forget_repository(self, repository_id: str) -> int:
         """Remove a repository id's memories from the store, the manifest and the sink."""
@@ -222,8 +234,8 @@ class CodeMemorySystem(MemorySystem):
 
     def _indexer(self, root: str, progress: Callable[[IndexProgress], None] | None, *,
                  repo_id: str | None = None, read: ReadFn | None = None,
-                 extract: ExtractorFn | None = None,
-                 labels: LabelFn | None = None) -> RepositoryIndexer:
+                 extract: ExtractorFn | None = None, labels: LabelFn | None = None,
+                 track_refs: bool = True) -> RepositoryIndexer:
         repo_id = repo_id or self.repository_id_for(root)
         if not repo_id:
             raise ValueError("repository_id must be non-empty")
@@ -239,7 +251,7 @@ class CodeMemorySystem(MemorySystem):
                                  extract=extract or self._extractor,
                                  max_file_bytes=self.max_file_bytes,
                                  sink_push=self._sink.pusher(repo_id), progress=progress,
-                                 read=read, labels=labels)
+                                 read=read, labels=labels, track_refs=track_refs)
 
     def _finish(self, report: IndexReport, *, record: bool = True,
                 all_ids: bool = True) -> list[str]:
@@ -309,12 +321,8 @@ class CodeMemorySystem(MemorySystem):
         return out
 
     def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list[Payload]:
-        out: list[Payload] = []
-        for mid in memory_ids:
-            memory = MemorySystem.get_memory(self, mid)
-            if memory is not None:
-                out.append((mid, memory["text"], memory["metadata"]))
-        return out
+        found = ((mid, MemorySystem.get_memory(self, mid)) for mid in memory_ids)
+        return [(mid, m["text"], m["metadata"]) for mid, m in found if m is not None]
 
     # -- memories of other kinds -----------------------------------------------------------------
     def add_documentation_memory(self, title: str, content: str,
