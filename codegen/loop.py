@@ -17,10 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from . import scope_draft
 from .edits.api import Applied, apply_reply
 from .extended import ExtendedDeps, ExtendedResult, Revised, run_extended
 from .judge import JudgeVerdict, judge_draft
-from .loop_context import load_context
+from .loop_context import LoadedContext, load_context
 from .loop_state import LoopConfig, LoopDeps, LoopStats, ProgressEvent, RunState
 from .metacode import MetaCode
 from .outcomes import DraftOutcome, LoopStatus, commit_verdict, is_baseline
@@ -29,7 +30,7 @@ from .report import FAILED, CheckResult, ValidationReport
 from .testgen import example_tests
 
 __all__ = ["Committed", "GaveUp", "LoopConfig", "LoopDeps", "LoopStats", "Outcome",
-           "ProgressEvent", "run_draft_loop"]
+           "ProgressEvent", "run_draft_loop", "run_prepared_draft"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,16 @@ def run_draft_loop(metacode: MetaCode, deps: LoopDeps, *, task_id: str,
     return _Loop(state).go()
 
 
+def run_prepared_draft(metacode: MetaCode, files: dict[str, str], deps: LoopDeps, *,
+                       task_id: str, config: LoopConfig | None = None,
+                       on_progress: Callable[[ProgressEvent], None] | None = None) -> Outcome:
+    """Validate and commit ``files``, a draft made without a model (``refactor``: a rename or a
+    move): one iteration with no generation, no example tests and no judge, so no LLM call;
+    the commits, rollback and outcome are the loop's own."""
+    state = RunState.start(metacode, deps, task_id, config or LoopConfig(), on_progress)
+    return _Loop(state).prepared(files)
+
+
 class _Loop:
     """The seed's algorithm over one ``RunState`` (futures are the only thing shared)."""
 
@@ -127,6 +138,23 @@ class _Loop:
         return self._gave_up(f"budget: no draft passed in {s.iteration} iteration(s)",
                              report, head)
 
+    def prepared(self, files: dict[str, str]) -> Outcome:
+        s = self.s
+        head = self._base()
+        s.iteration = 1
+        s.note("loop.status", LoopStatus.RUNNING.value)
+        draft = {**s.files_of(head), **files}
+        s.emit("validate", "started")
+        report = self._validate(draft, self._extract_sources()[0], None)
+        s.note("iter1.validation", report.to_dict())
+        s.emit("validate", "done" if report.ok else "failed",
+               "all checks passed" if report.ok else report.as_feedback(300))
+        attempt = _Attempt(draft, report)
+        if attempt.passed:
+            return self._committed(self._commit(attempt, DraftOutcome.PASSED), attempt, None)
+        self._reject(attempt, head)
+        return self._gave_up("the change does not pass validation", report, head)
+
     def _after_commit(self, attempt: _Attempt, commit_id: str, head: str) -> Outcome | None:
         s = self.s
         ext_cfg = s.config.extended
@@ -158,21 +186,16 @@ class _Loop:
         s.api_refs = ctx.api_refs
         s.note(f"iter{n}.context", ctx.summary())
         draft = s.files_of(head)
-        prompt = render("generate", metacode=meta.render_for_prompt(),
-                        draft=draft_blocks(draft, meta.target_path),
-                        repo_context=ctx.repo_text, assoc_context=ctx.assoc_text,
-                        api_context=ctx.api_text,
-                        history=ctx.history_text, symbol=meta.symbol or "(module)",
-                        target_path=meta.target_path,
-                        feedback=data_block("feedback", "validator", feedback)
-                        if feedback else "(first attempt)")
+        prompt = self._prompt(draft, ctx, feedback)
         s.emit("generate", "started")
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-gen") as pool:
             reply_f = pool.submit(s.llm, prompt)
             tests_f = pool.submit(self._extract_sources)
             reply, (repo_tests, ex_tests) = reply_f.result(), tests_f.result()
         s.note(f"iter{n}.generation", {"prompt_chars": len(prompt), "reply": reply[:4000]})
-        result = apply_reply(draft, reply, default_target=(meta.target_path, meta.symbol))
+        allowed = scope_draft.change_paths(meta) if meta.scope else None
+        result = apply_reply(draft, reply, default_target=(meta.target_path, meta.symbol),
+                             allowed=allowed)
         if not isinstance(result, Applied):
             s.emit("apply", "failed", result.message)
             s.note(f"iter{n}.apply", {"status": "rejected", "message": result.message})
@@ -182,12 +205,33 @@ class _Loop:
         s.emit("apply", "done", ", ".join(result.changed))
         return _Attempt(result.files, self._check(result.files, repo_tests, ex_tests))
 
+    def _prompt(self, draft: dict[str, str], ctx: LoadedContext, feedback: str) -> str:
+        """The generation prompt; a goal with a scope also shows the scope's current code."""
+        meta = self.meta
+        values = dict(metacode=meta.render_for_prompt(), repo_context=ctx.repo_text,
+                      assoc_context=ctx.assoc_text, api_context=ctx.api_text,
+                      history=ctx.history_text, symbol=meta.symbol or "(module)",
+                      target_path=meta.target_path,
+                      feedback=data_block("feedback", "validator", feedback)
+                      if feedback else "(first attempt)")
+        if not meta.scope:
+            return render("generate", draft=draft_blocks(draft, meta.target_path), **values)
+        target = {meta.target_path: draft[meta.target_path]} if meta.target_path in draft else {}
+        return render("generate_scope", draft=draft_blocks(target, meta.target_path),
+                      scope_code=scope_draft.scope_code(meta, draft, self.s.config.scope_budget),
+                      allowed=", ".join(scope_draft.change_paths(meta)), **values)
+
     def _extract_sources(self) -> tuple[dict[str, str], dict[str, str]]:
-        """The repository tests touching the target, and the meta-code examples as tests."""
-        s = self.s
-        repo = s.select_tests(s.repo_files, self.meta.target_path, self.meta.symbol) \
-            if s.repo_files else {}
-        return dict(repo), example_tests(self.meta)
+        """The repository tests touching the target (and every place of its scope), and the
+        meta-code examples as tests."""
+        s, meta = self.s, self.meta
+        if not s.repo_files:
+            repo: dict[str, str] = {}
+        elif meta.scope:
+            repo = scope_draft.related_tests(s.select_tests, s.repo_files, meta)
+        else:
+            repo = dict(s.select_tests(s.repo_files, meta.target_path, meta.symbol))
+        return repo, example_tests(meta)
 
     def _check(self, files: dict[str, str], repo_tests: dict[str, str],
                ex_tests: dict[str, str]) -> ValidationReport:
@@ -227,9 +271,12 @@ class _Loop:
                   checks: tuple[str, ...] | None) -> ValidationReport:
         s, meta, cfg = self.s, self.meta, self.s.config
         start = time.perf_counter()
+        tests = {p: files.get(p, text) for p, text in tests.items()}  # the draft's version wins
         kwargs: dict[str, Any] = {} if checks is None else {"checks": checks}
         if s.api_facts is not None and checks is None:
             kwargs["api_facts"] = s.api_facts
+        if meta.scope:  # every file of the change is parsed, linted and its calls checked
+            kwargs["draft_paths"] = scope_draft.checked_paths(meta, files, s.repo_files)
         try:
             return s.validator({**s.repo_files, **files}, target_path=meta.target_path,
                                expected_symbol=meta.symbol,
@@ -252,9 +299,10 @@ class _Loop:
         if good is not None:
             return good.id
         path = self.meta.target_path
-        files = {path: s.repo_files[path]} if path in s.repo_files else {}
+        files = scope_draft.baseline_files(self.meta, s.repo_files)
         return s.store.commit(s.task_id, files, name=f"start: {self.meta.symbol or path}",
-                              reason="the repository's version of the target",
+                              reason="the repository's version of the target"
+                              + (" and its scope" if self.meta.scope else ""),
                               metacode=self.meta.to_dict(), snapshot=s.snapshot(),
                               verdict=commit_verdict(DraftOutcome.BASELINE))
 

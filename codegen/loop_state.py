@@ -32,6 +32,7 @@ from .ports import (
 from .report import ValidationReport
 from .sandbox.api import run_in_sandbox
 from .sandbox.protect import SandboxPolicy
+from .scope_draft import SCOPE_BUDGET
 from .validate import select_related_tests, validate_draft
 
 
@@ -54,6 +55,8 @@ class LoopConfig:
     #: calls per judge answer (the first included) before an unreadable one is disagreement
     judge_attempts: int = 2
     extended: ExtendedConfig = field(default_factory=lambda: ExtendedConfig(enabled=False))
+    #: characters of the scope's code shown per generation (a goal with a scope only)
+    scope_budget: int = SCOPE_BUDGET
 
 
 @dataclass(frozen=True)
