@@ -186,6 +186,8 @@ class _Loop:
         s.api_refs = ctx.api_refs
         s.note(f"iter{n}.context", ctx.summary())
         draft = s.files_of(head)
+        if meta.scope:  # a scope widened after the last good draft: its files start as they are
+            draft = {**scope_draft.baseline_files(meta, s.repo_files), **draft}
         prompt = self._prompt(draft, ctx, feedback)
         s.emit("generate", "started")
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-gen") as pool:

@@ -103,9 +103,12 @@ def markdown(items: Sequence[ScopeItem], symbol: str) -> list[str]:
 
 
 def scope_from_impact(impact: ImpactReport, why: str = "uses the target",
-                      *, tests: bool = False) -> tuple[ScopeItem, ...]:
-    """Every direct use (and, with ``tests``, the tests among them) as a scope, in order."""
+                      *, tests: bool = False, imports: bool = False) -> tuple[ScopeItem, ...]:
+    """Every direct use as a scope, in order; with ``tests`` the tests among them, with
+    ``imports`` the module-level import lines too (a rename changes them, a new parameter
+    does not)."""
     items = [ScopeItem(site.path, site.qualified_name, why) for site in impact.sites
              if site.level == 1 and (tests or not site.test)
+             and (imports or site.how != "imports")
              and (site.path, site.qualified_name) != (impact.path, impact.symbol)]
     return from_data(to_data(items))[:MAX_SCOPE]

@@ -28,6 +28,7 @@ from .edits import (
     bound_node,
     dotted,
     from_module,
+    parse,
     string_places,
 )
 from .rename import mentions, nodes_of
@@ -52,8 +53,12 @@ def move_symbol(files: Mapping[str, str], path: str, symbol: str, new_path: str)
             move.plan_importer(edits)
     refusals = tuple(r for e in plans.values() for r in e.refusals)
     if new_path in files:
-        dest = plans.get(new_path) or FileEdits(new_path, move.wrap(files[new_path]))
-        refusals += move.destination_problems(dest)
+        wrapper = parse(files[new_path])
+        if wrapper is None:
+            refusals += (f"{new_path}: does not parse, so nothing can be added to it",)
+        else:
+            refusals += move.destination_problems(plans.get(new_path)
+                                                  or FileEdits(new_path, wrapper))
     if refusals:
         return Refused(f"`{symbol}` cannot be moved safely; settle these places first:",
                        refusals)
@@ -88,10 +93,6 @@ class _Move:
         #: ``from old import name`` statements to rewrite (by node id), and their files
         self.split: dict[int, cst.ImportFrom] = {}
         self.touched: set[str] = set()
-
-    @staticmethod
-    def wrap(text: str) -> cst.metadata.MetadataWrapper:
-        return cst.metadata.MetadataWrapper(cst.parse_module(text))
 
     # -- the old module ---------------------------------------------------------------------
     def plan_home(self) -> list[str]:

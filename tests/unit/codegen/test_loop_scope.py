@@ -119,3 +119,14 @@ def test_the_scope_code_is_budgeted_most_relevant_first(store) -> None:  # noqa:
     assert 'source="app/cli.py' not in prompt
     assert "Also in the scope, not shown (prompt budget)" in prompt
     assert "- app/cli.py :: main: passes a timeout of 10" in prompt
+
+
+def test_a_scope_widened_after_a_good_draft_starts_its_files_from_the_repository(store) -> None:  # noqa: F811
+    store.commit(TASK, {"net/http.py": REPO["net/http.py"]}, name="start: fetch",
+                 reason="the target alone", metacode={}, snapshot={}, verdict="imported")
+    llm = ScriptedLLM(reply(("net/http.py", "fetch", FETCH), ("app/main.py", "run", RUN),
+                            ("app/cli.py", "main", MAIN)))
+    outcome = run(llm, store)
+    assert isinstance(outcome, Committed) and outcome.iterations == 1
+    assert outcome.files["app/main.py"] == "from net.http import fetch\n\n\n" + RUN
+    assert outcome.files["app/cli.py"] == "from net import http\n\n\n" + MAIN

@@ -109,9 +109,11 @@ def test_without_an_impact_or_with_no_use_the_prompt_is_the_single_entity_one() 
 
 def test_a_scope_built_from_the_impact_lists_direct_uses_outside_tests() -> None:
     items = scope_from_impact(IMPACT, "passes timeout")
-    assert [(i.path, i.symbol) for i in items] == [
-        ("app/main.py", "run"), ("app/main.py", ""), ("app/cli.py", "main")]
-    with_tests = scope_from_impact(IMPACT, "follows", tests=True)
-    assert ("tests/test_http.py", "test_fetch") in [(i.path, i.symbol) for i in with_tests]
+    assert [(i.path, i.symbol, i.why) for i in items] == [
+        ("app/main.py", "run", "passes timeout"), ("app/cli.py", "main", "passes timeout")]
+    every = scope_from_impact(IMPACT, "follows", tests=True, imports=True)
+    assert [(i.path, i.symbol) for i in every] == [
+        ("app/main.py", "run"), ("app/main.py", ""), ("app/cli.py", "main"),
+        ("tests/test_http.py", "test_fetch")]
     meta = MetaCode.from_dict(FETCH).with_changes(scope=list(items))
-    assert len(meta.scope) == 3
+    assert len(meta.scope) == 2

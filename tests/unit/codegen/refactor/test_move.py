@@ -57,6 +57,7 @@ def test_a_new_module_is_created() -> None:
      "`fmt_ts` is already bound in the destination"),
     ({"app/patch.py": "PATCH = 'utils.dates.fmt_ts'\n"}, "app/patch.py:1",
      "a string mentions `fmt_ts`"),
+    ({"utils/format.py": "def (:\n"}, "utils/format.py", "does not parse"),
 ])
 def test_what_cannot_be_moved_safely_is_refused(extra, place, why) -> None:
     result = move_symbol({**REPO, **extra}, "utils/dates.py", "fmt_ts", "utils/format.py")
