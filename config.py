@@ -18,7 +18,7 @@ from typing import Any
 
 from .codegen.extended import ExtendedConfig
 from .codegen.loop import LoopConfig
-from .codegen.sandbox_protect import SandboxPolicy
+from .codegen.sandbox.protect import SandboxPolicy
 from .memory.extract.languages import LANGUAGES
 from .settings import NativeJson, PluginSettings, WriteBackPolicy
 

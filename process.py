@@ -49,7 +49,7 @@ PLUGIN_ROOT = os.path.dirname(os.path.abspath(__file__))
 #: Where the home lives in ``sys.modules``: not a module name the Cat imports or removes.
 HOME_KEY = f"code_working_memory.process-home:{PACKAGE}"
 #: Processes the plugin starts, recognised on the command line when they must be stopped.
-CHILD_MARKERS = (os.path.join(PLUGIN_ROOT, "codegen", "sandbox_boot.py"),
+CHILD_MARKERS = (os.path.join(PLUGIN_ROOT, "codegen", "sandbox", "boot.py"),
                  "_codemem_extract_worker")
 #: How long a retiring generation waits for its threads before closing its projects.
 RETIRE_JOIN_S = 5.0

@@ -252,7 +252,7 @@ class IndexedNames:
         project = self.project
         cached = project.known_paths
         if cached is None or cached[0] != project.generation:
-            paths = project.code.indexed_paths(repository_id(project.root))
+            paths = project.code.indexed_paths(project.root)
             project.known_paths = cached = (project.generation, paths)
         return cached[1]
 

@@ -20,8 +20,8 @@ from typing import Any
 from .codegen.commands import Command, Found, claimed, detect_command
 from .codegen.intent import Detection, Intent, detect_intent, parse_tie_break, tie_break_prompt
 from .codegen.replies import is_resume
-from .codegen.sandbox import sandbox_capabilities
-from .codegen.sandbox_protect import SandboxPolicy
+from .codegen.sandbox.api import sandbox_capabilities
+from .codegen.sandbox.protect import SandboxPolicy
 from .environment import (
     PLUGIN_ID,
     cat_data_dir,

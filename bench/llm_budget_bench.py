@@ -8,7 +8,10 @@ model (tests/integration/cat_doubles.py), indexes a six-file repository and meas
 (b) a code request with one correction and two iterations (the first draft fails an example),
     with the default loop settings (judge, extended loop, documentation, peer review): every
     call from the request to the result, the Cat's own included (tool selection, form
-    extraction, exit checks, final answers, when they happen).
+    extraction, exit checks, final answers, when they happen);
+(c) a change with callers: "add a timeout parameter to fetch_json ... and pass it from every
+    caller", whose meta-code has a scope (two callers in two files), two iterations (the first
+    reply forgets a caller, which the call-site check names), the same default settings.
 
 Every prompt the Cat's model receives is counted, whoever sends it; scoring calls are also
 shown apart (their number depends on the scoring mode: pointwise is one call per candidate).
@@ -43,6 +46,11 @@ FILES = {
     "net.py": "def build_url(host, path):\n    return f'https://{host}/{path.lstrip(\"/\")}'\n",
     "cli.py": "from text_utils import slugify\n\n\ndef main(argv):\n"
               "    return slugify(' '.join(argv))\n",
+    "http_client.py": "def fetch_json(url):\n    return {'url': url}\n",
+    "users.py": "from http_client import fetch_json\n\n\ndef load_user(uid):\n"
+                "    return fetch_json(f'/users/{uid}')\n",
+    "reports.py": "import http_client\n\n\ndef load_report(rid):\n"
+                  "    return http_client.fetch_json(f'/reports/{rid}')\n",
 }
 METACODE = {
     "target_path": "text_utils.py", "symbol": "word_count", "kind": "function",
@@ -58,8 +66,25 @@ WRONG = ("```python entity=text_utils.py::word_count\ndef word_count(text: str) 
          "    return len(text)\n```\n")
 GOOD = ("```python entity=text_utils.py::word_count\ndef word_count(text: str) -> int:\n"
         "    import re\n    return len(re.findall(r\"[A-Za-z0-9']+\", text))\n```\n")
+SCOPED = {
+    "target_path": "http_client.py", "symbol": "fetch_json", "kind": "function",
+    "signature": "def fetch_json(url, timeout)",
+    "behaviour": "Fetch url as JSON, giving up after timeout seconds.",
+    "examples": [{"call": "fetch_json('/a', 5)", "expected": {"url": "/a", "timeout": 5}}],
+    "acceptance_checks": ["every caller passes a timeout"],
+    "scope": [{"path": "users.py", "symbol": "load_user", "why": "passes timeout=10"},
+              {"path": "reports.py", "symbol": "load_report", "why": "passes timeout=30"}]}
+FETCH = ("```python entity=http_client.py::fetch_json\ndef fetch_json(url, timeout):\n"
+         "    return {'url': url, 'timeout': timeout}\n```\n")
+USER = ("```python entity=users.py::load_user\ndef load_user(uid):\n"
+        "    return fetch_json(f'/users/{uid}', timeout=10)\n```\n")
+REPORT = ("```python entity=reports.py::load_report\ndef load_report(rid):\n"
+          "    return http_client.fetch_json(f'/reports/{rid}', timeout=30)\n```\n")
 RULES = [
-    ("into META-CODE", json.dumps(METACODE)),
+    # (b) asks for meta-code twice (proposal, revision), then (c) once
+    ("into META-CODE", [json.dumps(METACODE), json.dumps(METACODE), json.dumps(SCOPED)]),
+    ("You write Python code for one goal across several places", [FETCH + USER,
+                                                                  FETCH + USER + REPORT]),
     ("You write Python code for one goal", [WRONG, GOOD]),
     ("You are a strict reviewer", json.dumps({"checks": [{"check": 1, "pass": True,
                                                           "reason": "ok"}]})),
@@ -114,6 +139,23 @@ def request(run: cat_harness.CatRun) -> dict:
     return out
 
 
+def change_with_callers(run: cat_harness.CatRun) -> dict:
+    mark = len(run.script.prompts)
+    with run.session("changer") as chat:
+        chat.say("add a timeout parameter to fetch_json in http_client.py and pass it from "
+                 "every caller")
+        chat.say("go")
+        cat_harness.wait_for_draft(run, "changer")
+        result = chat.wait_for(lambda f: "LLM calls" in str(f.get("content")), timeout=120)
+    text = str((result or {}).get("content", ""))
+    said = re.search(r"\((\d+) LLM calls\)", text)
+    out = report("(c) change with callers: 2 callers in 2 files, two iterations",
+                 run.script.prompts[mark:])
+    out["result_message_says"] = int(said.group(1)) if said else None
+    out["result"] = text.split("\n", 1)[0]
+    return out
+
+
 def main() -> int:
     core = cat_harness.configured_core()
     problem = cat_harness.core_problem(core) if core else cat_harness.HOW_TO_ENABLE
@@ -132,7 +174,7 @@ def main() -> int:
         run.script.tools = [("index my repository", "index_code_repository")]
         run.chat("index my repository", user="indexer")
         cat_harness.wait_for_indexing(run)
-        results = [question(run), request(run)]
+        results = [question(run), request(run), change_with_callers(run)]
     for result in results:
         print(json.dumps(result, indent=1))
     return 0

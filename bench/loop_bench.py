@@ -1,10 +1,15 @@
-"""Draft-loop benchmark: a simulated LLM, 50 small tasks with hidden tests, loop vs one attempt.
+"""Draft-loop benchmark: a simulated LLM, small tasks with hidden tests, loop vs one attempt.
 
 The simulated model answers each generation prompt with the task's correct body with probability
 ``p`` and with its plausible wrong body otherwise (the judge always agrees). Everything else is
 real: the CommitIndex (dulwich, temp dir), the Scratchpad, the validator and the sandbox running
 pytest on the meta-code examples. Hidden tests are the benchmark's own trusted data and run
 in-process after the loop. Run: ``.venv/bin/python -m tests.run bench.loop_bench``.
+
+``--set multi`` runs the ten changes with callers instead (``loop_tasks.MULTI_TASKS``): the
+goal has a scope (the callers), the simulated model answers with the target and every caller in
+one reply, correct with probability ``p``, else the task's plausible wrong answer (a forgotten
+caller, or a caller passing a wrong value); hidden tests call the callers, in a subprocess.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ import argparse
 import json
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..codegen import validate
@@ -22,7 +30,7 @@ from ..codegen.loop import Committed, LoopConfig, LoopDeps, ProgressEvent, run_d
 from ..codegen.metacode import MetaCode
 from ..memory.commits import CommitIndex
 from ..memory.scratchpad import Scratchpad
-from .loop_tasks import TASKS
+from .loop_tasks import MULTI_TASKS, TASKS
 
 
 def code_of(name: str, params: str, body: str) -> str:
@@ -89,6 +97,20 @@ def validator_pair() -> tuple:
     return validate.validate_draft, validate.select_related_tests, "codegen.validate"
 
 
+def validation_clock() -> tuple[list[float], Callable[[ProgressEvent], None]]:
+    """Seconds of each iteration's validate step (on the critical path), from the events."""
+    spans: list[float] = []
+    marks: dict[int, float] = {}
+
+    def on_progress(ev: ProgressEvent) -> None:
+        if ev.step == "validate" and ev.status == "started":
+            marks[ev.iteration] = ev.elapsed_s
+        elif ev.step == "validate" and ev.iteration in marks:
+            spans.append(ev.elapsed_s - marks.pop(ev.iteration))
+
+    return spans, on_progress
+
+
 def run_task(task: tuple, p: float, seed: int, root: Path, config: LoopConfig,
              validators: tuple) -> dict:
     rng = random.Random(seed)
@@ -98,15 +120,7 @@ def run_task(task: tuple, p: float, seed: int, root: Path, config: LoopConfig,
     store = CommitIndex(root / f"{task[0]}-{p}.git", backend="dulwich")
     pad = Scratchpad()
     pad.start_task(task[0])
-    validate_s: list[float] = []
-    marks: dict[int, float] = {}
-
-    def on_progress(ev: ProgressEvent) -> None:
-        if ev.step == "validate" and ev.status == "started":
-            marks[ev.iteration] = ev.elapsed_s
-        elif ev.step == "validate" and ev.iteration in marks:
-            validate_s.append(ev.elapsed_s - marks.pop(ev.iteration))
-
+    validate_s, on_progress = validation_clock()
     start = time.perf_counter()
     deps = LoopDeps(llm, store, pad, repo_files={"solutions/__init__.py": ""},
                     validator=validators[0], select_tests=validators[1])
@@ -119,6 +133,100 @@ def run_task(task: tuple, p: float, seed: int, root: Path, config: LoopConfig,
     return {"single": single_ok, "loop": ok, "iterations": outcome.iterations,
             "llm_calls": llm.calls, "wall_s": wall, "llm_s": outcome.stats.llm_s,
             "validate_s": sum(validate_s), "committed": isinstance(outcome, Committed)}
+
+
+def multi_repo(task: dict) -> dict[str, str]:
+    """The repository before the change: the target's module, one module per caller, tests."""
+    mod, name, old_params, old_body, _p, _b = task["target"]
+    files = {"lib/__init__.py": "", "app/__init__.py": "",
+             f"lib/{mod}.py": code_of(name, old_params, old_body)}
+    for cmod, cname, params, old, _new in task["callers"]:
+        files[f"app/{cmod}.py"] = f"from lib.{mod} import {name}\n\n\n" + code_of(
+            cname, params, old)
+    return {**files, **task.get("repo_tests", {})}
+
+
+def multi_meta(task: dict) -> MetaCode:
+    mod, name, _op, _ob, params, _body = task["target"]
+    return MetaCode.from_dict({
+        "target_path": f"lib/{mod}.py", "symbol": name, "kind": "function",
+        "signature": f"def {name}({params})", "behaviour": f"{name} with a new parameter",
+        "examples": [{"call": f"{name}({a})", "expected": e} for a, e in task["visible"]],
+        "acceptance_checks": ["matches the examples"],
+        "scope": [{"path": f"app/{c[0]}.py", "symbol": c[1], "why": "passes the new argument"}
+                  for c in task["callers"]]})
+
+
+class MultiLLM(SimulatedLLM):
+    """The whole change (target and callers) in one reply, correct with probability ``p``."""
+
+    def draw_multi(self) -> str:
+        mod, name, _op, _ob, params, body = self.task["target"]
+        correct = self.rng.random() < self.p
+        self.draws.append(correct)
+        callers = [(c[0], c[1], c[2], c[4]) for c in self.task["callers"]]
+        wrong = self.task["wrong"]
+        if not correct and wrong == "forget":
+            callers = callers[:-1]
+        elif not correct:
+            index, bad = wrong
+            callers[index] = (*callers[index][:3], bad)
+        blocks = [(f"lib/{mod}.py", name, code_of(name, params, body))]
+        blocks += [(f"app/{m}.py", n, code_of(n, p, b)) for m, n, p, b in callers]
+        return "".join(f"```python entity={path}::{sym}\n{code}```\n" for path, sym, code in blocks)
+
+    def __call__(self, prompt: str) -> str:
+        if prompt.startswith("You are a strict reviewer"):
+            return super().__call__(prompt)
+        self.calls += 1
+        return self.draw_multi()
+
+
+def multi_hidden_pass(task: dict, files: dict[str, str]) -> bool:
+    """The benchmark's hidden tests on the callers, in a subprocess over the drafted files."""
+    with tempfile.TemporaryDirectory(prefix="codemem-multi-hidden-") as tmp:
+        for path, text in files.items():
+            target = Path(tmp) / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        checks = "".join(f"from app.{m} import *\nassert {c} == {e!r}, {c!r}\n"
+                         for m, c, e in task["hidden"])
+        done = subprocess.run([sys.executable, "-c", checks], cwd=tmp, capture_output=True,
+                              timeout=30)
+        return done.returncode == 0
+
+
+def run_multi_task(task: dict, p: float, seed: int, root: Path, config: LoopConfig,
+                   validators: tuple) -> dict:
+    repo = multi_repo(task)
+    first = MultiLLM(task, p, random.Random(seed))
+    single_ok = multi_hidden_pass(task, {**repo, **_reply_files(repo, first.draw_multi())})
+    llm = MultiLLM(task, p, random.Random(seed))
+    name = task["target"][1]
+    store = CommitIndex(root / f"multi-{name}-{p}.git", backend="dulwich")
+    pad = Scratchpad()
+    pad.start_task(name)
+    validate_s, on_progress = validation_clock()
+    start = time.perf_counter()
+    deps = LoopDeps(llm, store, pad, repo_files=repo, validator=validators[0],
+                    select_tests=validators[1])
+    outcome = run_draft_loop(multi_meta(task), deps, task_id=name, config=config,
+                             on_progress=on_progress)
+    wall = time.perf_counter() - start
+    store.close()
+    ok = isinstance(outcome, Committed) and multi_hidden_pass(task, {**repo, **outcome.files})
+    return {"single": single_ok, "loop": ok, "iterations": outcome.iterations,
+            "llm_calls": llm.calls, "wall_s": wall, "llm_s": outcome.stats.llm_s,
+            "validate_s": sum(validate_s), "committed": isinstance(outcome, Committed),
+            "callers": len(task["callers"])}
+
+
+def _reply_files(repo: dict[str, str], reply: str) -> dict[str, str]:
+    """What one reply makes of the repository (for the single-attempt figure)."""
+    from ..codegen.edits.api import Applied, apply_reply
+
+    applied = apply_reply(repo, reply)
+    return applied.files if isinstance(applied, Applied) else {}
 
 
 def summarise(p: float, rows: list[dict]) -> dict:
@@ -143,24 +251,31 @@ def main() -> None:
     parser.add_argument("--max-iterations", type=int, default=4)
     parser.add_argument("--stuck-after", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--set", choices=("single", "multi"), default="single",
+                        help="single-entity tasks, or changes with callers")
     args = parser.parse_args()
     config = LoopConfig(max_iterations=args.max_iterations, stuck_after=args.stuck_after)
     validators = validator_pair()
-    print(f"{len(TASKS[:args.tasks])} tasks, max_iterations={args.max_iterations}, "
+    tasks = MULTI_TASKS if args.set == "multi" else TASKS
+    runner = run_multi_task if args.set == "multi" else run_task
+    print(f"{len(tasks[:args.tasks])} {args.set} tasks, max_iterations={args.max_iterations}, "
           f"stuck_after={args.stuck_after}, seed={args.seed}, validator: {validators[2]}")
     header = ("p", "single", "loop", "committed", "iter/task", "llm/task", "ms/iter excl LLM",
               "ms validation/iter", "median ms/task")
     print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
     with tempfile.TemporaryDirectory(prefix="codemem-loop-bench-") as tmp:
         for p in args.p:
-            rows = [run_task(t, p, args.seed * 1000 + i, Path(tmp), config, validators)
-                    for i, t in enumerate(TASKS[:args.tasks])]
+            rows = [runner(t, p, args.seed * 1000 + i, Path(tmp), config, validators)
+                    for i, t in enumerate(tasks[:args.tasks])]
             s = summarise(p, rows)
             print(f"| {p} | {s['single_pass']:.0%} | {s['loop_pass']:.0%} | {s['committed']:.0%} "
                   f"| {s['iterations_per_task']:.2f} | {s['llm_calls_per_task']:.2f} "
                   f"| {s['ms_per_iteration_excl_llm']:.0f} "
                   f"| {s['ms_validation_per_iteration']:.0f} "
                   f"| {s['ms_median_task']:.0f} |", flush=True)
+    if args.set == "multi":
+        callers = [len(t["callers"]) for t in tasks[:args.tasks]]
+        print(f"callers per task: {sum(callers) / len(callers):.1f} (in files of their own)")
 
 
 if __name__ == "__main__":

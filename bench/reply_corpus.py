@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..codegen.edits import Applied, apply_reply
+from ..codegen.edits.api import Applied, apply_reply
 from ..codegen.judge import parse_verdict
 from ..codegen.metacode import read_metacode
 from ..codegen.reply_models import docs_spec, review_spec

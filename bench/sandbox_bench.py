@@ -5,10 +5,10 @@ Run from the plugin root as root (prints a Markdown section for docs/benchmarks.
     .venv/bin/python -m tests.run bench.sandbox_bench --runs 15
 
 Compares a bare ``subprocess.run([python, -c, pass])`` with the same command in the sandbox in
-each deployment this machine can imitate (see ``tests/unit/codegen/sandbox_modes.py``: the bare
-host with namespaces, Docker without CAP_SYS_ADMIN, root without namespaces), measured inside
-that deployment's "Cat" process, then times each validator step on a small function with three
-repository tests.
+each deployment this machine can imitate (see ``tests/unit/codegen/sandbox/sandbox_modes.py``:
+the bare host with namespaces, Docker without CAP_SYS_ADMIN, root without namespaces), measured
+inside that deployment's "Cat" process, then times each validator step on a small function with
+three repository tests.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import subprocess
 
 from ..codegen.lint import lint_source
 from ..codegen.pycheck import check_parse
-from ..codegen.sandbox import sandbox_capabilities
+from ..codegen.sandbox.api import sandbox_capabilities
 from ..codegen.validate import validate_draft
 from .timing import median_ms
 
@@ -35,7 +35,7 @@ FILES = {"pkg/__init__.py": "", "pkg/mod.py": DRAFT}
 def per_mode(runs: int) -> list[tuple[str, float]]:
     """Median wall time of ``run_in_sandbox(python -c pass)`` inside each deployment's "Cat"
     (its first run, which includes the one-off probe, is left out)."""
-    from ..tests.unit.codegen.sandbox_modes import drive, mode
+    from ..tests.unit.codegen.sandbox.sandbox_modes import drive, mode
 
     rows = []
     for name in ("full", "container", "root_no_ns"):

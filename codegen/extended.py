@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..llm.retry import ask
-from .edit_entity import add_docstring
+from .edits.entity import add_docstring
 from .metacode import MetaCode
 from .outcomes import DraftOutcome, commit_verdict
 from .ports import DraftStore, JsonObject, SandboxRun
 from .prompts import data_block, draft_blocks, render
 from .reply_models import docs_spec, review_spec
 from .report import FAILED, SKIPPED, CheckResult, ValidationReport
-from .sandbox_protect import SandboxPolicy
+from .sandbox.protect import SandboxPolicy
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,19 @@ from typing import Any
 from ..llm.errors import ReplyRefused
 from ..llm.reader import ReplySpec, read_reply
 from ..llm.retry import ask
-from .edits import path_problem
+from .edits.api import path_problem
 from .errors import MetaCodeInvalid
 from .example_types import reconcile_examples
 from .metacode_reply import metacode_spec
+from .ports import ImpactReport
 from .prompts import data_block, data_blocks, render
+from .scope import ScopeItem
+from .scope import from_data as scope_from_data
+from .scope import markdown as scope_markdown
+from .scope import problems as scope_problems
+from .scope import prompt_lines as scope_prompt_lines
+from .scope import shape_errors as scope_shape_errors
+from .scope import to_data as scope_to_data
 
 KINDS = ("function", "method", "class", "module")
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -64,6 +72,8 @@ class MetaCode:
     assumptions: tuple[str, ...] = field(default=())
     #: what the user must settle (e.g. an example that disagrees with the signature)
     questions: tuple[str, ...] = ()
+    #: the other places the change edits, and why (empty: the target alone)
+    scope: tuple[ScopeItem, ...] = ()
 
     # -- conversion -------------------------------------------------------------------------
     @classmethod
@@ -82,15 +92,17 @@ class MetaCode:
             constraints=tuple(data.get("constraints", [])),
             acceptance_checks=tuple(data.get("acceptance_checks", [])),
             assumptions=tuple(data.get("assumptions", [])),
-            questions=tuple(data.get("questions", [])))
+            questions=tuple(data.get("questions", [])),
+            scope=scope_from_data(data.get("scope", [])))
         errors = meta.problems()
         if errors:
             raise MetaCodeInvalid(_join(errors))
         return meta
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe form; ``from_dict(to_dict())`` round-trips."""
-        return {
+        """JSON-safe form; ``from_dict(to_dict())`` round-trips. ``scope`` appears only when
+        there is one, so a single-entity goal reads as it always did."""
+        data = {
             "target_path": self.target_path, "symbol": self.symbol, "kind": self.kind,
             "signature": self.signature, "behaviour": self.behaviour,
             "inputs": [vars(io).copy() for io in self.inputs],
@@ -101,6 +113,7 @@ class MetaCode:
             "assumptions": list(self.assumptions),
             "questions": list(self.questions),
         }
+        return {**data, "scope": scope_to_data(self.scope)} if self.scope else data
 
     def with_changes(self, **changes: Any) -> MetaCode:
         """A user edit: same validation as generated meta-code."""
@@ -156,6 +169,7 @@ class MetaCode:
         if not self.acceptance_checks:
             errs.append("acceptance_checks: give at least one check the judge can verify")
         errs += self._signature_problems()
+        errs += scope_problems(self.scope, self.target_path, self.symbol)
         errs += [p for i, e in enumerate(self.examples) for p in _example_problems(i, e)]
         return errs
 
@@ -186,6 +200,7 @@ class MetaCode:
         lines += [f"constraint: {c}" for c in self.constraints]
         lines += [f"acceptance check {i}: {c}" for i, c in enumerate(self.acceptance_checks, 1)]
         lines += [f"assumption: {a}" for a in self.assumptions]
+        lines += scope_prompt_lines(self.scope)
         return "\n".join(lines)
 
     def render_markdown(self) -> str:
@@ -194,6 +209,7 @@ class MetaCode:
         if self.signature:
             out += ["```python", self.signature, "```", ""]
         out += [self.behaviour, ""]
+        out += scope_markdown(self.scope, self.symbol or self.target_path)
         out += _md_list("Inputs", [f"`{io.name}`: {io.type} - {io.description}"
                                    for io in self.inputs])
         out += _md_list("Outputs", [f"`{io.name}`: {io.type} - {io.description}"
@@ -209,16 +225,23 @@ class MetaCode:
 # -- generation -----------------------------------------------------------------------------
 
 def generate_metacode(request: str, *, llm: Callable[[str], str],
-                      context: Sequence[Any] = (), max_attempts: int = 3) -> MetaCode:
+                      context: Sequence[Any] = (), max_attempts: int = 3,
+                      impact: ImpactReport | None = None) -> MetaCode:
     """Ask the LLM for meta-code; re-ask with the exact errors; MetaCodeInvalid after the budget.
 
     ``context`` holds ``ContextSnippet``-like objects (``source``, ``title``, ``text``). The
     answer is read by the ``llm`` layer; example values are then fitted to the signature's
-    return annotation (``example_types``).
+    return annotation (``example_types``). ``impact`` (what the index says uses the target)
+    makes the prompt show its summary and ask for the ``scope``: the callers the change must
+    edit too. Without one, or when nothing uses the target, the prompt is the single-entity
+    one; either way one call per attempt.
     """
     blocks = [("context", f"{s.source} {s.title}".strip(), s.text) for s in context]
-    original = render("metacode", request=data_block("request", "user", request),
-                      context=data_blocks(blocks))
+    values = {"request": data_block("request", "user", request), "context": data_blocks(blocks)}
+    if impact is not None and impact.sites:
+        values["impact"] = data_block("impact", f"index:{impact.path}::{impact.symbol}",
+                                      impact.render())
+    original = render("metacode_scope" if "impact" in values else "metacode", **values)
 
     def retry(refusal: str, previous: str, first: str) -> str:
         return render("metacode_retry", previous=data_block("previous_answer", "llm", previous),
@@ -265,7 +288,7 @@ _ANY_OBJECT: ReplySpec[Any] = ReplySpec("a JSON object", lambda value, ctx: valu
 _REQUIRED = ("target_path", "symbol", "kind", "behaviour")
 _STR_FIELDS = ("target_path", "symbol", "kind", "signature", "behaviour")
 _LIST_STR = ("constraints", "acceptance_checks", "assumptions", "questions")
-_ALL = set(_STR_FIELDS) | set(_LIST_STR) | {"inputs", "outputs", "examples"}
+_ALL = set(_STR_FIELDS) | set(_LIST_STR) | {"inputs", "outputs", "examples", "scope"}
 
 
 def _shape_errors(data: Any) -> list[str]:
@@ -281,6 +304,8 @@ def _shape_errors(data: Any) -> list[str]:
             errs.append(f"{k}: must be a list of non-empty strings")
     for k in ("inputs", "outputs"):
         errs += _io_errors(k, data.get(k, []))
+    if "scope" in data:
+        errs += scope_shape_errors(data["scope"])
     ex = data.get("examples", [])
     if not isinstance(ex, list):
         errs.append("examples: must be a list of objects")
@@ -380,6 +405,8 @@ def _plain(value: Any) -> Any:
         return vars(value).copy()
     if isinstance(value, Example):
         return _example_dict(value)
+    if isinstance(value, ScopeItem):
+        return scope_to_data([value])[0]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -408,5 +435,5 @@ def _join(errors: list[str]) -> str:
     return "; ".join(errors)
 
 
-__all__ = ["KINDS", "Example", "IOSpec", "MetaCode", "generate_metacode", "parse_json_object",
-           "read_metacode"]
+__all__ = ["KINDS", "Example", "IOSpec", "MetaCode", "ScopeItem", "generate_metacode",
+           "parse_json_object", "read_metacode"]

@@ -63,6 +63,24 @@ class ExampleItem(ReplyModel):
         return data
 
 
+class ScopeEntry(ReplyModel):
+    """One more place the change edits: a file, the entity there (empty: module level), why."""
+
+    synonyms: ClassVar[Mapping[str, str]] = {
+        "file": "path", "file_path": "path", "target_path": "path", "filename": "path",
+        "qualified_name": "symbol", "entity": "symbol", "name": "symbol", "function": "symbol",
+        "caller": "symbol", "reason": "why", "because": "why", "change": "why",
+        "description": "why"}
+    path: str
+    symbol: str = ""
+    why: str = ""
+
+    @field_validator("symbol", "why", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> str:
+        return "" if value is None else str(value).strip()
+
+
 class MetaCodeReply(ReplyModel):
     """The meta-code JSON, keys in any spelling, lists in any of the usual shapes."""
 
@@ -76,7 +94,8 @@ class MetaCodeReply(ReplyModel):
         "parameters": "inputs", "params": "inputs", "arguments": "inputs",
         "returns": "outputs", "test_cases": "examples",
         "acceptance_criteria": "acceptance_checks", "acceptance_tests":
-        "acceptance_checks"}
+        "acceptance_checks", "affected": "scope", "also_changes": "scope",
+        "callers_to_update": "scope", "touches": "scope"}
     fallbacks: ClassVar[Mapping[str, str]] = {
         "name": "symbol", "function": "symbol", "type": "kind",
         "description": "behaviour", "purpose": "behaviour", "output": "outputs",
@@ -94,6 +113,7 @@ class MetaCodeReply(ReplyModel):
     acceptance_checks: list[str] = []
     assumptions: list[str] = []
     questions: list[str] = []
+    scope: list[ScopeEntry] = []
 
     @field_validator("target_path", "symbol", "signature", "behaviour", mode="before")
     @classmethod
@@ -129,6 +149,14 @@ class MetaCodeReply(ReplyModel):
             return [_example_from_text(v) if isinstance(v, str) else v for v in value]
         return value
 
+    @field_validator("scope", mode="before")
+    @classmethod
+    def _scope(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        items = value if isinstance(value, list) else [value]
+        return [_scope_from_text(v) if isinstance(v, str) else v for v in items]
+
     @field_validator("constraints", "acceptance_checks", "assumptions", "questions",
                      mode="before")
     @classmethod
@@ -146,6 +174,8 @@ class MetaCodeReply(ReplyModel):
         data.update(constraints=list(self.constraints),
                     acceptance_checks=list(self.acceptance_checks),
                     assumptions=list(self.assumptions), questions=list(self.questions))
+        if self.scope:  # absent when empty: a single-entity goal reads as it always did
+            data["scope"] = [entry.model_dump() for entry in self.scope]
         ignored = sorted(k for k in raw if k not in self.key_names().values()
                          and squash(str(k)) not in self.key_names()
                          and squash(str(k)) not in {squash(f) for f in self.fallbacks})
@@ -153,6 +183,13 @@ class MetaCodeReply(ReplyModel):
             data["assumptions"].append(f"the model's proposal also held {', '.join(ignored)}, "
                                        "which meta-code has no field for (ignored)")
         return data
+
+
+def _scope_from_text(text: str) -> dict[str, str]:
+    """``"app/main.py::run - passes timeout"`` as a path, a symbol and why."""
+    place, _, why = text.partition(" - ")
+    path, _, symbol = place.strip().strip("`").partition("::")
+    return {"path": path.strip(), "symbol": symbol.strip(), "why": why.strip()}
 
 
 def _example_from_text(text: str) -> Any:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .report import ValidationReport
-from .sandbox_protect import SandboxPolicy
-from .sandbox_run import SandboxResult
+from .sandbox.protect import SandboxPolicy
+from .sandbox.run import SandboxResult
 
 #: Plain JSON data (meta-code, the working-memory snapshot): the values are whatever JSON holds.
 JsonObject = dict[str, Any]
@@ -45,6 +45,42 @@ class ContextSource(Protocol):
 
     def __call__(self, query: str, current_file: str | None, limit: int) -> list[ContextSnippet]:
         ...
+
+
+class ImpactPlace(Protocol):
+    """One place that uses a target (``memory.codeindex.impact.ImpactSite`` fits): ``level``
+    1 uses the target, 2 uses a level-1 place; ``qualified_name`` is empty at module level."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def qualified_name(self) -> str: ...
+
+    @property
+    def how(self) -> str: ...
+
+    @property
+    def level(self) -> int: ...
+
+    @property
+    def test(self) -> bool: ...
+
+
+class ImpactReport(Protocol):
+    """What the index says depends on a target (``memory.codeindex.impact.Impact`` fits):
+    the places, and the summary the proposal shows."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def symbol(self) -> str: ...
+
+    @property
+    def sites(self) -> Sequence[ImpactPlace]: ...
+
+    def render(self) -> str: ...
 
 
 class ApiParam(Protocol):
@@ -198,11 +234,12 @@ class Notes(Protocol):
 class Validator(Protocol):
     """Cheapest-first validation of a draft (``codegen.validate.validate_draft`` fits).
 
-    ``api_facts`` is passed only when the loop has one (library calls are then checked)."""
+    ``api_facts`` is passed only when the loop has one (library calls are then checked);
+    ``draft_paths`` only for a goal with a scope (every file of the change is checked)."""
 
     def __call__(self, files: dict[str, str], *, target_path: str, expected_symbol: str,
                  expected_params: Sequence[str], test_files: dict[str, str],
-                 api_facts: ApiFacts | None = ...,
+                 api_facts: ApiFacts | None = ..., draft_paths: Sequence[str] | None = ...,
                  expected_kind: str | None = ..., python_version: str = ...,
                  checks: Collection[str] | None = ..., timeout_s: float = ...,
                  memory_mb: int = ...,
@@ -217,7 +254,7 @@ class TestSelector(Protocol):
 
 
 class SandboxRun(Protocol):
-    """``codegen.sandbox.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
+    """``sandbox.api.run_in_sandbox``: run ``argv`` in a fresh directory holding ``files``."""
 
     def __call__(self, files: dict[str, str], argv: list[str], *, timeout_s: float,
                  memory_mb: int, collect: tuple[str, ...] = ...,

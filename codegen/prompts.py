@@ -31,6 +31,32 @@ Answer with ONE JSON object and nothing else, with exactly these keys:
  "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."]}
 Examples are Python call expressions whose results are JSON values; give at least two.
 """,
+    "metacode_scope": """You turn a programming request into META-CODE: a precise, testable goal.
+$data_rule
+
+Request from the user:
+$request
+
+Repository context:
+$context
+
+What the repository's index says uses the target (callers, references, tests, with lines):
+$impact
+
+Answer with ONE JSON object and nothing else, with exactly these keys:
+{"target_path": "relative/path.py", "symbol": "qualified name (Class.method for a method)",
+ "kind": "function|method|class|module", "signature": "def name(params) -> type",
+ "behaviour": "what it does", "inputs": [{"name": "...", "type": "...", "description": "..."}],
+ "outputs": [{"name": "return", "type": "...", "description": "..."}],
+ "examples": [{"call": "name(arg)", "expected": <JSON value>},
+              {"call": "name(bad)", "raises": "ValueError"}],
+ "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."],
+ "scope": [{"path": "relative/path.py", "symbol": "Qualified.name", "why": "what changes"}]}
+Examples are Python call expressions whose results are JSON values; give at least two.
+"scope" lists every OTHER place this change must edit so the code keeps working (a caller
+whose call must change, a test that must follow the new behaviour), each with why; take them
+from the uses above. Leave it [] when every use keeps working unchanged.
+""",
     "metacode_retry": """Your previous META-CODE answer was invalid.
 $data_rule
 
@@ -75,6 +101,43 @@ Reply with the COMPLETE new definition of `$symbol` in a fenced block opened as
 For other files use SEARCH/REPLACE blocks (the file path on the line before
 <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE) or a whole new file in a block opened as
 ```<language> file=relative/path
+Never elide code (no "# ... rest unchanged"): write every line of what you replace.
+""",
+    "generate_scope": """You write Python code for one goal across several places, one iteration
+at a time.
+$data_rule
+
+Goal (meta-code):
+$metacode
+
+Current draft of the target's file:
+$draft
+
+The other places this change edits (its scope), with their current code and why:
+$scope_code
+
+Repository context:
+$repo_context
+
+Associative context:
+$assoc_context
+
+Library APIs you may call (references from indexed sources, with their version: call them
+exactly as documented here; they are not code to edit):
+$api_context
+
+Earlier attempts in this task (what was tried and why it failed):
+$history
+
+Feedback on the previous attempt:
+$feedback
+
+Reply with the COMPLETE new definition of `$symbol` in a fenced block opened as
+```python entity=$target_path::$symbol
+and, in the same reply, every place of the scope you change: its COMPLETE new definition in a
+block opened as ```python entity=path::Qualified.name, or SEARCH/REPLACE blocks (the file path
+on the line before <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE) for module-level lines such
+as imports. Only these files may change: $allowed
 Never elide code (no "# ... rest unchanged"): write every line of what you replace.
 """,
     "judge": """You are a strict reviewer comparing a draft with its goal.

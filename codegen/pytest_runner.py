@@ -14,9 +14,9 @@ from collections.abc import Collection
 
 from .ports import SandboxRun
 from .report import ENV_ERROR, FAILED, PASSED, SKIPPED, CheckResult
-from .sandbox import run_in_sandbox
-from .sandbox_protect import SandboxPolicy
-from .sandbox_run import RunStatus, SandboxResult
+from .sandbox.api import run_in_sandbox
+from .sandbox.protect import SandboxPolicy
+from .sandbox.run import RunStatus, SandboxResult
 
 JUNIT = ".codemem-junit.xml"
 #: At most this many per-test results; the rest of the passing tests are summarised.

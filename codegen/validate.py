@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 import libcst as cst
 
 from .api_check import check_library_calls
+from .callsites import check_call_sites
 from .errors import CodegenError
 from .lint import lint_source
 from .ports import ApiFacts
@@ -22,8 +23,8 @@ from .pycheck import check_parse, check_signature
 from .pytest_runner import SandboxFn, run_tests
 from .related_tests import is_test_file, module_of, needed_files, select_related_tests
 from .report import CHECK_ORDER, FAILED, SKIPPED, CheckResult, ValidationReport
-from .sandbox import run_in_sandbox
-from .sandbox_protect import SandboxPolicy
+from .sandbox.api import run_in_sandbox
+from .sandbox.protect import SandboxPolicy
 
 ALL_CHECKS = frozenset({"parse", "signature", "api", "lint", "tests"})
 
@@ -50,7 +51,8 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
     ``sandbox_policy`` names the sandbox protections the tests require (default: file and
     network isolation); when one is missing the tests do not run and the report says why.
 
-    ``draft_paths`` are the Python files to parse and lint (default: the target only);
+    ``draft_paths`` are the Python files to parse, lint and check the target's call sites in
+    (default: the target only);
     ``test_files`` are written next to the draft and run together with nothing else (pass
     ``select_related_tests(...)`` output merged with the generated example tests).
     ``api_facts`` (the indexed libraries) enables the ``api`` check of library calls.
@@ -68,6 +70,9 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
         results.append(check_signature(module, target_path, expected_symbol,
                                        list(expected_params) if expected_params else None,
                                        expected_kind))
+        if not results[-1].failed:
+            results.extend(check_call_sites(files, paths, target_path, expected_symbol,
+                                            expected_kind))
     if "api" in wanted and api_facts is not None:
         local = {module_of(p).split(".")[0] for p in files if p.endswith(".py")}
         results.extend(check_library_calls(files, paths, api_facts, local))

@@ -1,12 +1,10 @@
-"""``CodeMemorySystem`` and ``CodeContext``, name for name as seed 004 documents them.
+"""``CodeMemorySystem``, the memory API's code system (README, "Memory API").
 
-A ``CodeMemorySystem`` IS a ``MemorySystem``: code entities, documentation and debugging sessions
-are ordinary memories in the same store, so ``get_memory``/``update_memory``/``delete_memory``
-and the bounded hybrid + LLM-scored retrieval all apply. What this class adds: incremental
-indexing (``codeindex.indexer``), a manifest (``codeindex.manifest``), dependency and recency
-boosts applied after LLM scoring, a code-aware prompt, and an optional vector sink (the Cat's
-declarative collection) that receives what the sink mode says (entities, file outlines or
-nothing) and is repaired when wiped.
+It IS a ``MemorySystem``: code entities, documentation and debugging sessions are memories of
+the same store, with the same methods and retrieval. It adds incremental indexing
+(``codeindex``), the impact of a change, dependency and recency boosts after LLM scoring, a
+code-aware prompt, and an optional vector sink (the Cat's declarative collection) receiving
+what the sink mode says (entities, file outlines or nothing), repaired when wiped.
 """
 
 from __future__ import annotations
@@ -31,6 +29,7 @@ from .code_context import (
     require_text,
     search_text,
 )
+from .codeindex.impact import Impact, compute_impact
 from .codeindex.indexer import (
     IndexProgress,
     IndexReport,
@@ -41,6 +40,7 @@ from .codeindex.indexer import (
     WalkedFile,
 )
 from .codeindex.manifest import CodeManifest
+from .codeindex.refs import INDEX_FORMAT
 from .codeindex.sink_sync import Payload, SinkMode, SinkSync, SyncResult
 from .codeindex.vector_sink import VectorSink
 from .codeindex.walk import (
@@ -202,10 +202,24 @@ class CodeMemorySystem(MemorySystem):
         """
         with self._index_lock:
             indexer = self._indexer(root, progress, repo_id=repository_id, read=read,
-                                    extract=extractor, labels=labels)
+                                    extract=extractor, labels=labels, track_refs=False)
             report = indexer.run(walked, complete=True, force=force)
             self._finish(report, record=False)
             return report
+
+    def impact(self, directory: str, path: str, symbol: str, *,
+               second_level: bool = True) -> Impact:
+        """Who calls or refers to ``symbol`` (a qualified name) of ``path`` in the repository
+        indexed from ``directory``, one more level of callers, and the tests among them, with
+        line spans: bounded index lookups, no parsing (``codeindex.impact``)."""
+        repo_id = self.repository_id_for(directory)
+        return compute_impact(self._manifest.read, repo_id, path, symbol,
+                              stale=self._manifest.index_format(repo_id) < INDEX_FORMAT,
+                              second_level=second_level)
+
+    def indexed_paths(self, directory: str) -> list[str]:
+        """The files of the repository indexed from ``directory`` that define an entity."""
+        return self._manifest.entity_paths(self.repository_id_for(directory))
 
     def forget_repository(self, repository_id: str) -> int:
         """Remove a repository id's memories from the store, the manifest and the sink."""
@@ -222,8 +236,8 @@ class CodeMemorySystem(MemorySystem):
 
     def _indexer(self, root: str, progress: Callable[[IndexProgress], None] | None, *,
                  repo_id: str | None = None, read: ReadFn | None = None,
-                 extract: ExtractorFn | None = None,
-                 labels: LabelFn | None = None) -> RepositoryIndexer:
+                 extract: ExtractorFn | None = None, labels: LabelFn | None = None,
+                 track_refs: bool = True) -> RepositoryIndexer:
         repo_id = repo_id or self.repository_id_for(root)
         if not repo_id:
             raise ValueError("repository_id must be non-empty")
@@ -239,7 +253,7 @@ class CodeMemorySystem(MemorySystem):
                                  extract=extract or self._extractor,
                                  max_file_bytes=self.max_file_bytes,
                                  sink_push=self._sink.pusher(repo_id), progress=progress,
-                                 read=read, labels=labels)
+                                 read=read, labels=labels, track_refs=track_refs)
 
     def _finish(self, report: IndexReport, *, record: bool = True,
                 all_ids: bool = True) -> list[str]:
@@ -309,12 +323,8 @@ class CodeMemorySystem(MemorySystem):
         return out
 
     def _entity_payloads(self, repo_id: str, memory_ids: Sequence[str]) -> list[Payload]:
-        out: list[Payload] = []
-        for mid in memory_ids:
-            memory = MemorySystem.get_memory(self, mid)
-            if memory is not None:
-                out.append((mid, memory["text"], memory["metadata"]))
-        return out
+        found = ((mid, MemorySystem.get_memory(self, mid)) for mid in memory_ids)
+        return [(mid, m["text"], m["metadata"]) for mid, m in found if m is not None]
 
     # -- memories of other kinds -----------------------------------------------------------------
     def add_documentation_memory(self, title: str, content: str,
@@ -462,10 +472,6 @@ class CodeMemorySystem(MemorySystem):
         """Forget cached LLM scores and recency snapshots (after major code changes)."""
         super().clear_cache()
         self._recency.invalidate()
-
-    def indexed_paths(self, repository_id: str) -> list[str]:
-        """The repository's files that define at least one entity, sorted (no entity is read)."""
-        return self._manifest.entity_paths(repository_id)
 
     def get_stats(self) -> JSONDict:
         """The seed's keys (``total_code_memories``, ``total_non_code_memories``,

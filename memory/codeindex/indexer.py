@@ -23,6 +23,10 @@ from ..code_context import CODE_ENTITY
 from ..retrieval.embedding import Vectors
 from ..store.support import JSONDict, Metadata
 from .manifest import CodeManifest, EntityRow, FileRow
+from .refs import INDEX_FORMAT, DefRow, RefRow
+from .refs import file_rows as refs_file_rows
+from .refs import move_file as refs_move_file
+from .refs import replace_file as refs_replace_file
 from .vector_sink import point_id
 
 if TYPE_CHECKING:  # the extraction package loads when a file is parsed, not at import
@@ -142,6 +146,9 @@ class _Pending:
     keep: list[tuple[EntityRow, JSONDict]]  # (existing row, new metadata)
     new: list[tuple[CodeEntity, bytes | None]]  # (entity, reused vector or None)
     drop: list[EntityRow]
+    #: every entity of the file and its module-level imports (who-uses-what rows)
+    entities: tuple[CodeEntity, ...] = ()
+    imports: tuple[str, ...] = ()
 
 
 class RepositoryIndexer:
@@ -151,7 +158,7 @@ class RepositoryIndexer:
                  extract: ExtractorFn, max_file_bytes: int, sink_push: SinkPushFn,
                  progress: Callable[[IndexProgress], None] | None = None,
                  batch_files: int = 64, read: ReadFn | None = None,
-                 labels: LabelFn | None = None) -> None:
+                 labels: LabelFn | None = None, track_refs: bool = True) -> None:
         self.manifest, self.ops = manifest, ops
         self.repo_id, self.root = repo_id, root
         self.extract, self.max_file_bytes = extract, max_file_bytes
@@ -160,6 +167,8 @@ class RepositoryIndexer:
         self.batch_files = batch_files
         self.read = read or _read_from_disk
         self.labels = labels
+        #: keep who-uses-what rows (``refs``): a repository's yes, a library source's no
+        self.track_refs = track_refs
         self.report = IndexReport(repo_id, root)
 
     def _metadata(self, entity: CodeEntity) -> JSONDict:
@@ -181,6 +190,10 @@ class RepositoryIndexer:
         from ..extract.walker import undecodable
 
         walked = list(walked)
+        upgrade = complete and self.track_refs and (
+            self.manifest.index_format(self.repo_id) < INDEX_FORMAT)
+        if upgrade:  # rows made before the current format: parse every file once more
+            force = [wf.path for wf in walked]
         known = self.manifest.files(self.repo_id, None if complete else
                                     [wf.path for wf in walked if not undecodable(wf.path)])
         todo: list[_Todo] = []
@@ -194,6 +207,8 @@ class RepositoryIndexer:
         for path in sorted(gone):
             self._delete_file(path)
         self._extract_all(todo)
+        if upgrade:
+            self.manifest.set_index_format(self.repo_id, INDEX_FORMAT)
         self._notify("done", len(walked), len(walked))
         return self.report
 
@@ -275,6 +290,7 @@ class RepositoryIndexer:
         new_file = replace(old, path=wf.path, size=wf.size, mtime_ns=wf.mtime_ns)
 
         def write(conn: sqlite3.Connection) -> None:
+            refs_move_file(conn, self.repo_id, old.path, wf.path)
             CodeManifest.drop_file(conn, self.repo_id, old.path)
             CodeManifest.put_file(conn, self.repo_id, new_file)
             CodeManifest.put_entities(conn, self.repo_id, moved)
@@ -354,7 +370,7 @@ class RepositoryIndexer:
             else:
                 new.append((entity, vectors.get(entity.content_hash)))
         drop = [r for r in old_rows if r.memory_id not in used]
-        return _Pending(row, keep, new, drop)
+        return _Pending(row, keep, new, drop, tuple(entities), tuple(result.imports))
 
     def _store(self, pending: Sequence[_Pending]) -> None:
         fresh = [(p, e, v) for p in pending for e, v in p.new]
@@ -400,9 +416,26 @@ class RepositoryIndexer:
         return str(current["text"])
 
     def _commit(self, pending: Sequence[_Pending], rows: list[EntityRow]) -> None:
+        facts = self._facts(pending, rows) if self.track_refs else []
+
         def write(conn: sqlite3.Connection) -> None:
             for p in pending:
                 CodeManifest.drop_entities(conn, [r.memory_id for r in p.drop])
                 CodeManifest.put_file(conn, self.repo_id, p.file)
             CodeManifest.put_entities(conn, self.repo_id, rows)
+            for path, defs, uses in facts:
+                refs_replace_file(conn, self.repo_id, path, defs, uses)
         self.manifest.transaction(write)
+
+    @staticmethod
+    def _facts(pending: Sequence[_Pending], rows: list[EntityRow]
+               ) -> list[tuple[str, list[DefRow], list[RefRow]]]:
+        """Who-uses-what rows of each stored file, with the entities' memory ids."""
+        ids = {(r.path, r.qualified_name, r.occurrence): r.memory_id
+               for r in [*rows, *(old for p in pending for old, _ in p.keep)]}
+        out = []
+        for p in pending:
+            pairs = [(ids[key], e) for e in p.entities
+                     if (key := (p.file.path, e.qualified_name, e.occurrence)) in ids]
+            out.append((p.file.path, *refs_file_rows(p.file.path, pairs, p.imports)))
+        return out

@@ -18,6 +18,11 @@ from typing import Any, TypeVar
 
 from ..errors import StoreCorrupt, StoreError
 from ..store.integrity import DamageControl, is_corruption
+from .refs import SCHEMA
+from .refs import drop_file as refs_drop_file
+from .refs import drop_repo as refs_drop_repo
+from .refs import forget_memory as refs_forget_memory
+from .refs import migrate as refs_migrate
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS code_repos (
@@ -106,8 +111,9 @@ class CodeManifest:
             conn = sqlite3.connect(self._path, timeout=30.0, check_same_thread=False,
                                    isolation_level=None)
             with conn:
-                for statement in _SCHEMA:
+                for statement in (*_SCHEMA, *SCHEMA):
                     conn.execute(statement)
+                refs_migrate(conn)
             return conn
         except sqlite3.Error as exc:
             if self._on_damage is not None and is_corruption(exc):
@@ -131,6 +137,10 @@ class CodeManifest:
             if self._on_damage is not None and is_corruption(exc):
                 raise self._on_damage(exc) from exc
             raise StoreError(f"code manifest: {exc}") from exc
+
+    def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run the read-only ``fn(conn)`` under the manifest's lock (the impact queries)."""
+        return self._run(fn)
 
     def transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``fn(conn)`` inside one IMMEDIATE transaction."""
@@ -169,7 +179,18 @@ class CodeManifest:
         def drop(conn: sqlite3.Connection) -> None:
             for table in ("code_entities", "code_files", "code_repos"):
                 conn.execute(f"DELETE FROM {table} WHERE repo_id=?", (repo_id,))
+            refs_drop_repo(conn, repo_id)
         self.transaction(drop)
+
+    def index_format(self, repo_id: str) -> int:
+        """The ``INDEX_FORMAT`` the repository's rows were made with (0: none)."""
+        row = self._run(lambda c: c.execute(
+            "SELECT index_format FROM code_repos WHERE repo_id=?", (repo_id,)).fetchone())
+        return int(row[0]) if row else 0
+
+    def set_index_format(self, repo_id: str, version: int) -> None:
+        self._run(lambda c: c.execute("UPDATE code_repos SET index_format=? WHERE repo_id=?",
+                                      (version, repo_id)))
 
     def set_sink_state(self, repo_id: str, count: int, embedder: str | None,
                        size: int | None) -> None:
@@ -203,6 +224,7 @@ class CodeManifest:
     def drop_file(conn: sqlite3.Connection, repo_id: str, path: str) -> None:
         conn.execute("DELETE FROM code_files WHERE repo_id=? AND path=?", (repo_id, path))
         conn.execute("DELETE FROM code_entities WHERE repo_id=? AND path=?", (repo_id, path))
+        refs_drop_file(conn, repo_id, path)
 
     # -- entities --------------------------------------------------------------------------------
     def entities(self, repo_id: str, path: str | None = None) -> list[EntityRow]:
@@ -287,9 +309,11 @@ class CodeManifest:
             "UPDATE code_entities SET vector=NULL WHERE repo_id=?", (repo_id,)))
 
     def forget_memory(self, memory_id: str) -> None:
-        """Drop the entity row of a memory deleted through the plain ``MemorySystem`` API."""
-        self._run(lambda c: c.execute("DELETE FROM code_entities WHERE memory_id=?",
-                                      (memory_id,)))
+        """Drop the entity rows of a memory deleted through the plain ``MemorySystem`` API."""
+        def forget(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM code_entities WHERE memory_id=?", (memory_id,))
+            refs_forget_memory(conn, memory_id)
+        self.transaction(forget)
 
 
 def _entity_page(repo_id: str, after: int, chunk: int,

@@ -84,7 +84,7 @@ def test_every_codegen_word_list_prints_as_its_word():
     ``str()`` of ``str`` enums): the override lives once, in ``codegen.vocabulary``."""
     from codemem.codegen.outcomes import DraftOutcome, LoopStatus
     from codemem.codegen.report import CheckStatus
-    from codemem.codegen.sandbox_run import RunStatus
+    from codemem.codegen.sandbox.run import RunStatus
     from codemem.codegen.vocabulary import Vocabulary
 
     for words in (CheckStatus, DraftOutcome, LoopStatus, RunStatus):

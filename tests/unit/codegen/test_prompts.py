@@ -20,6 +20,12 @@ def _values(name: str) -> dict[str, str]:
     common = {
         "metacode": {"request": data_block("request", "user", "make a slug"),
                      "context": data_block("context", "repo:text/util.py", "def words(t): ...")},
+        "metacode_scope": {"request": data_block("request", "user",
+                                                 "add a timeout to fetch and pass it along"),
+                           "context": data_block("context", "repo:net/http.py", "def fetch(u):"),
+                           "impact": data_block("impact", "index:net/http.py::fetch",
+                                                "`fetch` (net/http.py:4-5) is used in 1 place "
+                                                "in 1 file:\n- app/main.py:4-5 `run` calls it")},
         "metacode_retry": {"previous": data_block("previous_answer", "llm", "{}"),
                            "errors": "kind: missing (required)", "original": "ORIGINAL PROMPT"},
         "generate": {"metacode": meta, "draft": draft, "repo_context": "(none)",
@@ -30,6 +36,14 @@ def _values(name: str) -> dict[str, str]:
                                                "    Split text into words."),
                      "feedback": "- tests failed at test_x: assert 1 == 2",
                      "symbol": "slugify", "target_path": "text/slug.py"},
+        "generate_scope": {"metacode": meta, "draft": draft, "repo_context": "(none)",
+                           "assoc_context": "(none)", "history": "(none yet)",
+                           "api_context": "(none)", "feedback": "(first attempt)",
+                           "scope_code": data_block("scope", "app/main.py:4-5 :: run",
+                                                    "def run(u):\n    return fetch(u)")
+                           + "\nwhy: passes timeout",
+                           "allowed": "text/slug.py, app/main.py",
+                           "symbol": "slugify", "target_path": "text/slug.py"},
         "judge": {"metacode": meta, "checks": "1: words are joined with sep", "draft": draft,
                   "tests": "All checks passed."},
         "judge_retry": {"error": "no JSON object", "count": "2", "original": "ORIGINAL PROMPT"},

@@ -9,7 +9,7 @@ import pytest
 from codemem.codegen import lint
 from codemem.codegen.pytest_runner import parse_junit
 from codemem.codegen.report import FEEDBACK_LIMIT, CheckResult, ValidationReport
-from codemem.codegen.sandbox import run_in_sandbox
+from codemem.codegen.sandbox.api import run_in_sandbox
 from codemem.codegen.testgen import example_tests
 from codemem.codegen.validate import UnknownCheck, validate_draft
 
