@@ -11,8 +11,16 @@ import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
+from .codegen.diffs import file_diffs, render_diffs
 from .codegen.errors import MetaCodeInvalid
-from .codegen.loop import Committed, GaveUp, LoopDeps, ProgressEvent, run_draft_loop
+from .codegen.loop import (
+    Committed,
+    GaveUp,
+    LoopDeps,
+    ProgressEvent,
+    run_draft_loop,
+    run_prepared_draft,
+)
 from .codegen.metacode import MetaCode, generate_metacode
 from .codegen.phases import CodegenPhase
 from .codegen.ports import ContextSnippet
@@ -20,6 +28,7 @@ from .codegen.report import ValidationReport
 from .codegen.validate import validate_draft
 from .config import IndexScope, PluginConfig
 from .llm_port import Meter, PluginLLM
+from .memory.codeindex.impact import Impact
 from .memory.extract.walker import read_file_safely, walk_repository
 from .privacy import ScopedDraftStore
 from .projects import Project
@@ -64,9 +73,28 @@ def metacode_query(meta: MetaCode) -> str:
     return " ".join(str(p).strip() for p in parts if str(p or "").strip())
 
 
+def task_impact(project: Project, request: Mapping[str, Any]) -> Impact | None:
+    """Who uses the request's target, from the index (None: a new entity, or none named)."""
+    path, symbol = (str(request.get(k, "")).strip() for k in ("target_path", "symbol"))
+    if not path or not symbol:
+        return None
+    impact = project.code.impact(project.root, path, symbol)
+    return impact if impact.found else None
+
+
+def proposal_text(meta: MetaCode, impact: Impact | None, *, revised: bool = False) -> str:
+    """The proposal as the user reads it: the meta-code (with its scope), who uses the target,
+    and what to say next."""
+    parts = [f"Revised:\n\n{meta.render_markdown()}" if revised else meta.render_markdown()]
+    if impact is not None and impact.sites:
+        parts.append(impact.render())
+    return "\n\n".join([*parts, PROPOSAL_HELP])
+
+
 def propose(request: Mapping[str, Any], feedback: Sequence[str], llm: Callable[[str], str],
-            context: Sequence[ContextSnippet]) -> MetaCode:
-    """Meta-code for the request and the user's corrections so far (in order)."""
+            context: Sequence[ContextSnippet], impact: Impact | None = None) -> MetaCode:
+    """Meta-code for the request and the user's corrections so far (in order); with the
+    target's ``impact``, the model proposes the scope (the callers the change must update)."""
     lines = [str(request["request"]), f"Target file: {request['target_path']}"]
     if str(request.get("symbol", "")).strip():
         lines.append(f"Symbol: {request['symbol']}")
@@ -75,7 +103,7 @@ def propose(request: Mapping[str, Any], feedback: Sequence[str], llm: Callable[[
     if feedback:
         lines.append("The user's corrections to the previous proposal, in order:")
         lines.extend(f"- {item}" for item in feedback)
-    meta = generate_metacode("\n".join(lines), llm=llm, context=context)
+    meta = generate_metacode("\n".join(lines), llm=llm, context=context, impact=impact)
     for key in ("target_path", "symbol"):  # what the user said wins over the model's guess...
         wanted = str(request.get(key, "")).strip()
         if wanted and getattr(meta, key) != wanted:
@@ -93,9 +121,11 @@ def phase_for(event: ProgressEvent) -> CodegenPhase | None:
 
 def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str,
                     llm_calls: int) -> str:
-    """The final chat message: code, diff, report and commit id, or why it gave up.
+    """The final chat message: code, the diff of every changed file, report and commit id, or
+    why it gave up.
 
-    ``llm_calls`` is every call the request made (proposals, revisions, the loop, scoring).
+    ``diff`` is ``draft_diffs``'s Markdown; ``llm_calls`` is every call the request made
+    (proposals, revisions, the loop, scoring).
     """
     if isinstance(outcome, Committed):
         code = outcome.files.get(meta.target_path, "")
@@ -103,7 +133,7 @@ def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str,
                  f"iteration(s) ({llm_calls} LLM calls).",
                  f"**`{meta.target_path}`**\n```python\n{code.rstrip()}\n```"]
         if diff.strip():
-            parts.append(f"Changes:\n```diff\n{diff.rstrip()}\n```")
+            parts.append(f"Changes: {diff}")
         checks = ", ".join(f"{r.check} {r.status}" for r in outcome.report.results)
         parts.append(f"Validation: {checks or 'no checks ran'}.")
         parts.extend(f"Note: {w}" for w in outcome.warnings)
@@ -127,6 +157,12 @@ def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str,
         f"Last good draft: `{last}`. Say **continue** to try again from it, or tell me what to "
         "change and ask again.",
     ])
+
+
+def draft_diffs(project: Project, base: str, commit: str) -> str:
+    """The change from ``base`` to ``commit``, one diff per file (Markdown)."""
+    return render_diffs(file_diffs(project.commits.show(base).files or {},
+                                   project.commits.show(commit).files or {}))
 
 
 def first_commit(project: Project, task_id: str) -> str:
@@ -168,6 +204,22 @@ def checked_validator(checks: Collection[str]) -> Callable[..., ValidationReport
         return validate_draft(files, **kwargs)
 
     return validate
+
+
+def run_prepared(project: Project, config: PluginConfig, meta: MetaCode,
+                 files: Mapping[str, str], task_id: str, notes: Any,
+                 on_progress: Callable[[ProgressEvent], None]) -> Committed | GaveUp:
+    """A draft made without a model (a rename or a move): validated and committed like any
+    draft, no LLM call."""
+    deps = LoopDeps(llm=_no_model, store=project.commits, notes=notes,
+                    repo_files=repo_sources(project.root, config.scope),
+                    validator=checked_validator(config.checks), api_facts=api_facts(project))
+    return run_prepared_draft(meta, dict(files), deps, task_id=task_id, config=config.loop,
+                              on_progress=on_progress)
+
+
+def _no_model(prompt: str) -> str:
+    raise AssertionError("a prepared draft asks no model")
 
 
 def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: str, notes: Any,

@@ -217,6 +217,32 @@ class Registry:
             return [project_folder(p.config) for p in self._projects.values()]
 
 
+def defining_file(project: Project, symbol: str) -> str:
+    """The one file that defines ``symbol`` (``Invoice.to_json``: the method, else its class),
+    or "" when the index knows none or several."""
+    parts = symbol.split(".")
+    for name in dict.fromkeys([parts[-1], *parts[:-1][::-1]]):
+        found = project.code.list_memories({"type": "code_entity", "name": name})
+        paths = {str((m.get("metadata") or {}).get("path", "")) for m in found} - {""}
+        if len(paths) == 1:
+            return paths.pop()
+        if paths:
+            return ""  # the name is ambiguous: ask rather than guess
+    return ""
+
+
+def named_in_file(project: Project, path: str, names: Sequence[str]) -> str:
+    """The one of ``names`` that ``path`` defines ("add a timeout to fetch in net/http.py":
+    ``fetch``), or "" when it defines none or several of them."""
+    if not names:
+        return ""
+    found = project.code.list_memories(
+        {"type": "code_entity", "path": path, "name": {"$in": list(names)}},
+        limit=IndexedNames.LIMIT)
+    defined = {str((m.get("metadata") or {}).get("name", "")) for m in found} - {""}
+    return defined.pop() if len(defined) == 1 else ""
+
+
 class IndexedNames:
     """The project's index as the intent detector asks it (``codegen.known_code.KnownCode``):
     one query for entity names per message, the file list read once per indexing run."""

@@ -19,6 +19,8 @@ from typing import Any
 
 from .codegen.commands import Command, Found, claimed, detect_command
 from .codegen.intent import Detection, Intent, detect_intent, parse_tie_break, tie_break_prompt
+from .codegen.intent_signals import candidate_names
+from .codegen.refactor.request import read_structural
 from .codegen.replies import is_resume
 from .codegen.sandbox.api import sandbox_capabilities
 from .codegen.sandbox.protect import SandboxPolicy
@@ -38,7 +40,15 @@ from .lifecycle import LIFECYCLE
 from .llm_port import plugin_llm, turn_scope
 from .memory.errors import CodeMemoryError
 from .process import GENERATION
-from .projects import IndexedNames, Project, index_project, retrieve, search
+from .projects import (
+    IndexedNames,
+    Project,
+    defining_file,
+    index_project,
+    named_in_file,
+    retrieve,
+    search,
+)
 from .recall import VARIABLE as CODE_VARIABLE
 from .recall import TurnNotes, begin_turn, drop_procedures, recalled_code, split_code_recall
 from .recall import notes as turn_notes
@@ -47,6 +57,7 @@ from .session import Session
 from .sources import add_source as sources_add
 from .sources import index_sources, list_sources, status_lines
 from .sources import remove_source as sources_remove
+from .structural import structural_change
 from .turn import Turn, UserLink, Workspace
 
 log = logging.getLogger(__name__)
@@ -77,7 +88,7 @@ def read_message(cat: Any, message: Any, form_class: Callable[[Any], Any]) -> An
         _tidy_form(cat, form_class)
         session.publish(cat.working_memory)
         text = str(getattr(message, "text", "") or "")
-        notes.reply = _answer_first(cat, session, turn, text)
+        notes.reply = _answer_first(cat, session, turn, text) or _structural(session, turn, text)
         if notes.reply is None and not _form_asks(cat):
             found = detect_intent(text, _index_of(turn))
             if _routable(session, found):
@@ -99,6 +110,14 @@ def _answer_first(cat: Any, session: Session, turn: Turn, text: str) -> str | No
     if found.command in SOURCE_COMMANDS:
         return _source_command(cat, turn, found)
     return _plugin_command(cat, session, turn, found)
+
+
+def _structural(session: Session, turn: Turn, text: str) -> str | None:
+    """A rename or a move ("rename fmt_ts to format_timestamp"): done by structure, no LLM."""
+    if not turn.workspace.repository_configured or session.state.awaiting_confirmation:
+        return None
+    request = read_structural(text)
+    return structural_change(session, turn, request, text) if request is not None else None
 
 
 def _index_of(turn: Turn) -> IndexedNames | None:
@@ -171,32 +190,29 @@ def _route(cat: Any, session: Session, turn: Turn, text: str, found: Detection,
         notes.reply = session.busy()
     elif intent is Intent.CODE_REQUEST:
         form = form_class(cat)
-        form._model = prefill(_with_known_path(turn, found.details), text)
+        form._model = prefill(_with_known_path(turn, found.details, text), text)
         cat.working_memory.active_form = form  # its next() runs in this turn
         notes.routed = True
     elif intent is Intent.CODE_QUESTION and configured:
         notes.question = text
 
 
-def _with_known_path(turn: Turn, details: Any) -> Any:
-    """Fill the file of a symbol the index knows in exactly one file ("fix parse_date"), or of
-    the class a new method goes into ("add a method to_json to the Invoice class")."""
-    if details.target_path or not details.symbol or not turn.workspace.repository_configured:
+def _with_known_path(turn: Turn, details: Any, text: str) -> Any:
+    """Complete the details from the index: the file of a symbol it knows in exactly one file
+    ("fix parse_date"; for a new method, its class's file), or the one name the message uses
+    that the named file defines ("add a timeout parameter to fetch in net/http.py")."""
+    path, symbol = details.target_path, details.symbol
+    if (path and symbol) or not (path or symbol) or not turn.workspace.repository_configured:
         return details
     try:
         project = turn.workspace.project()
+        if path:
+            symbol = named_in_file(project, path, [n for n in candidate_names(text) if n != path])
+        else:
+            path = defining_file(project, symbol)
     except CodeMemoryError:
         return details
-    parts = details.symbol.split(".")
-    for name in dict.fromkeys([parts[-1], *parts[:-1][::-1]]):
-        found = project.code.list_memories({"type": "code_entity", "name": name})
-        paths = {str((m.get("metadata") or {}).get("path", "")) for m in found} - {""}
-        if len(paths) == 1:
-            return type(details)(target_path=paths.pop(), symbol=details.symbol,
-                                 kind=details.kind)
-        if paths:
-            break  # the name is ambiguous: ask rather than guess
-    return details
+    return type(details)(target_path=path, symbol=symbol, kind=details.kind)
 
 
 def _plugin_command(cat: Any, session: Session, turn: Turn, found: Found) -> str | None:

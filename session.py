@@ -29,8 +29,10 @@ from .drafting import (
     PROPOSAL_CONTEXT,
     PROPOSAL_HELP,
     metacode_query,
+    proposal_text,
     propose,
     retrieval_query,
+    task_impact,
 )
 from .lifecycle import LIFECYCLE
 from .llm_port import Meter, PluginLLM
@@ -90,13 +92,14 @@ class Session:
                 self._archive_finished(project)
                 project.ledger.open_task(self.state.task_id, self.user_id)
                 self.context = self._task_context(turn, project, request)
+                impact = task_impact(project, request)
                 meta = propose(request, [], self._llm(turn),
-                                        self.context.code(PROPOSAL_CONTEXT))
+                               self.context.code(PROPOSAL_CONTEXT), impact)
             except (CodeMemoryError, CodegenError) as err:
                 self._fail(turn, f"could not prepare the request: {err}")
                 return f"I could not prepare the request: {err}"
             self._remember_proposal(turn, meta, [])
-            return f"{meta.render_markdown()}\n\n{PROPOSAL_HELP}"
+            return proposal_text(meta, impact)
 
     def busy(self) -> str | None:
         """Why a new request cannot start now (a draft loop runs), or ``None``."""
@@ -179,12 +182,15 @@ class Session:
             project = turn.workspace.project()
             if self.context is None or self.context.project is not project:
                 self.context = self._task_context(turn, project, request)
+            previous = self.state.note("metacode") or {}
+            impact = task_impact(project, {**request, **{k: previous.get(k) or request.get(k)
+                                                         for k in ("target_path", "symbol")}})
             meta = propose(request, feedback, self._llm(turn),
-                                    self.context.code(PROPOSAL_CONTEXT))
+                           self.context.code(PROPOSAL_CONTEXT), impact)
         except (CodeMemoryError, CodegenError) as err:
             return f"I could not revise the proposal: {err}. {PROPOSAL_HELP}"
         self._remember_proposal(turn, meta, feedback)
-        return f"Revised:\n\n{meta.render_markdown()}\n\n{PROPOSAL_HELP}"
+        return proposal_text(meta, impact, revised=True)
 
     def confirm(self, turn: Turn) -> str:
         """Start the draft loop for the confirmed meta-code, in a worker thread."""
@@ -210,6 +216,24 @@ class Session:
         self.worker.start()
         return (f"Drafting `{meta.symbol}` in `{meta.target_path}` (task `{state.task_id}`): I "
                 "will report progress here and post the result when it is ready.")
+
+    def start_prepared(self, turn: Turn, project: Project, text: str, meta: MetaCode,
+                       files: Mapping[str, str]) -> str:
+        """A task whose draft was made without a model (a rename, a move): its worker only
+        validates and commits it."""
+        with self.lock:
+            self._open_task({"request": text, "target_path": meta.target_path,
+                             "symbol": meta.symbol})
+            project.ledger.open_task(self.state.task_id, self.user_id)
+            self.state.scratchpad.put(self.state.task_id, "metacode", meta.to_dict())
+            self.state.phase.advance(CodegenPhase.METACODE_CONFIRMED, "a structural change")
+            self.worker = DraftWorker(self, turn.link, project, turn.workspace, meta,
+                                      prepared=files)
+            self.publish(turn.working_memory)
+            self.worker.start()
+            what = meta.behaviour.split(":")[0]
+            return (f"{what} (task `{self.state.task_id}`): validating it and committing it as "
+                    "a draft; the result follows here.")
 
     # -- during and after the loop ------------------------------------------------------------
     def stop(self, text: str) -> str | None:

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .codegen.loop import Committed, GaveUp, ProgressEvent
 from .codegen.metacode import MetaCode
 from .codegen.phases import CodegenPhase
-from .drafting import first_commit, outcome_message, phase_for, run_loop
+from .drafting import (
+    draft_diffs,
+    first_commit,
+    outcome_message,
+    phase_for,
+    run_loop,
+    run_prepared,
+)
 from .lifecycle import LIFECYCLE, ShuttingDown
 from .memory.commits.message import is_good
 from .memory.errors import TaskNotFound
@@ -36,8 +44,10 @@ class DraftWorker:
     """One draft-loop run for ``session``'s current task, in a daemon thread."""
 
     def __init__(self, session: Session, link: UserLink, project: Project, workspace: Workspace,
-                 meta: MetaCode) -> None:
+                 meta: MetaCode, prepared: Mapping[str, str] | None = None) -> None:
         self.session = session
+        #: A draft made without a model (a rename or a move): validated and committed only.
+        self.prepared = prepared
         self.link = link
         self.project = project
         self.workspace = workspace
@@ -64,15 +74,20 @@ class DraftWorker:
     def _should_stop(self) -> bool:
         return self.stop_event.is_set() or LIFECYCLE.should_stop()
 
-    def _run(self) -> None:
+    def _outcome(self) -> Committed | GaveUp:
+        config = self.workspace.config
+        if self.prepared is not None:
+            return run_prepared(self.project, config, self.meta, self.prepared, self.task_id,
+                                self.notes, self._progress)
         context = self.session.context
         assert context is not None, "the session builds the task's context before starting"
+        return run_loop(self.project, config, self.meta, self.task_id, self.notes, context,
+                        self.session.meter, self._progress, self._should_stop)
+
+    def _run(self) -> None:
         try:
             with self.workspace.registry.lease(self.project):
-                outcome = run_loop(self.project, self.workspace.config, self.meta,
-                                            self.task_id, self.notes, context,
-                                            self.session.meter, self._progress,
-                                            self._should_stop)
+                outcome = self._outcome()
                 diff = self._diff(outcome)
             if LIFECYCLE.stopping.is_set():
                 return  # leave the phase: the next Cat reports the interrupted task
@@ -92,7 +107,7 @@ class DraftWorker:
         if not isinstance(outcome, Committed):
             return ""
         base = first_commit(self.project, self.task_id)
-        return self.project.commits.diff(base, outcome.commit_id) if base else ""
+        return draft_diffs(self.project, base, outcome.commit_id) if base else ""
 
     def _finish(self, outcome: Committed | GaveUp, diff: str) -> None:
         if isinstance(outcome, Committed):
