@@ -121,7 +121,7 @@ def test_sigterm_mid_draft_then_the_next_cat_reports_it_and_continue_finishes(se
             cat_harness.wait_for_draft(run, "alice")
             result = chat.wait_for(lambda f: str(f.get("content", "")).startswith(
                 "Draft committed"), timeout=60)
-        assert result is not None, chat.frames[-5:]
+        assert result is not None, [str(f.get("content"))[:600] for f in chat.frames[-5:]]
         assert run.plugin_state("alice")["phase"] == "done"
 
 
