@@ -11,6 +11,28 @@ from __future__ import annotations
 from ..llm.errors import PromptError
 from ..llm.templates import DATA_RULE, TemplateSet, data_block, data_blocks, draft_blocks
 
+#: What both generation prompts show after the draft (context, history, feedback) and how
+#: they ask for the target's new definition.
+_CONTEXT_AND_TARGET = """Repository context:
+$repo_context
+
+Associative context:
+$assoc_context
+
+Library APIs you may call (references from indexed sources, with their version: call them
+exactly as documented here; they are not code to edit):
+$api_context
+
+Earlier attempts in this task (what was tried and why it failed):
+$history
+
+Feedback on the previous attempt:
+$feedback
+
+Reply with the COMPLETE new definition of `$symbol` in a fenced block opened as
+```python entity=$target_path::$symbol
+"""
+
 TEMPLATES: dict[str, str] = {
     "metacode": """You turn a programming request into META-CODE: a precise, testable goal.
 $data_rule
@@ -80,25 +102,8 @@ $metacode
 Current draft:
 $draft
 
-Repository context:
-$repo_context
-
-Associative context:
-$assoc_context
-
-Library APIs you may call (references from indexed sources, with their version: call them
-exactly as documented here; they are not code to edit):
-$api_context
-
-Earlier attempts in this task (what was tried and why it failed):
-$history
-
-Feedback on the previous attempt:
-$feedback
-
-Reply with the COMPLETE new definition of `$symbol` in a fenced block opened as
-```python entity=$target_path::$symbol
-For other files use SEARCH/REPLACE blocks (the file path on the line before
+""" + _CONTEXT_AND_TARGET
+    + """For other files use SEARCH/REPLACE blocks (the file path on the line before
 <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE) or a whole new file in a block opened as
 ```<language> file=relative/path
 Never elide code (no "# ... rest unchanged"): write every line of what you replace.
@@ -116,25 +121,8 @@ $draft
 The other places this change edits (its scope), with their current code and why:
 $scope_code
 
-Repository context:
-$repo_context
-
-Associative context:
-$assoc_context
-
-Library APIs you may call (references from indexed sources, with their version: call them
-exactly as documented here; they are not code to edit):
-$api_context
-
-Earlier attempts in this task (what was tried and why it failed):
-$history
-
-Feedback on the previous attempt:
-$feedback
-
-Reply with the COMPLETE new definition of `$symbol` in a fenced block opened as
-```python entity=$target_path::$symbol
-and, in the same reply, every place of the scope you change: its COMPLETE new definition in a
+""" + _CONTEXT_AND_TARGET
+    + """and, in the same reply, every place of the scope you change: its COMPLETE new definition in a
 block opened as ```python entity=path::Qualified.name, or SEARCH/REPLACE blocks (the file path
 on the line before <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE) for module-level lines such
 as imports. Only these files may change: $allowed
