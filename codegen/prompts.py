@@ -122,7 +122,8 @@ The other places this change edits (its scope), with their current code and why:
 $scope_code
 
 """ + _CONTEXT_AND_TARGET
-    + """and, in the same reply, every place of the scope you change: its COMPLETE new definition in a
+    + """and, in the same reply, every place of the scope you change: its COMPLETE new \
+definition in a
 block opened as ```python entity=path::Qualified.name, or SEARCH/REPLACE blocks (the file path
 on the line before <<<<<<< SEARCH ... ======= ... >>>>>>> REPLACE) for module-level lines such
 as imports. Only these files may change: $allowed
