@@ -119,7 +119,11 @@ def test_two_and_three_requests_in_one_chat(chat_cat):
     with chat_cat(llm) as run:
         _start(run, llm)
         with run.session("alice") as chat:
-            assert "**go**" in chat.say(SLUGIFY)["text"]
+            proposal = chat.say(SLUGIFY)
+            assert "**go**" in proposal["text"]
+            asked = [str(i.get("prompt")) for i in proposal["why"]["model_interactions"]]
+            assert any("META-CODE" in p for p in asked), asked  # the Cat lists the plugin's calls
+            assert any("You rate how useful" in p for p in asked), asked
             assert chat.say("go")["text"].startswith("Drafting")
             _drafts_done(run, "alice")
             assert chat.wait_for(lambda f: "Draft committed" in str(f.get("content")), 60)
