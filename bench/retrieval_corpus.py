@@ -6,12 +6,32 @@ of newlines, so line numbers do not move and the answer's span is the same in bo
 A query is the first sentence of a function's docstring; its answer is that function, named by
 path and first line (decorators included, as the project's entities count lines).
 
+The corpora (``CORPORA``), of three kinds, tuned on or held back:
+
+- ``library``: the installed ``_pytest`` (a library, tests left out); tuning;
+- ``app``: beets (an application with its plugins and its test suite), a checkout of
+  ``beetbox/beets`` at commit 07f39c5 given with ``--source app=FOLDER`` (never committed
+  here); tuning;
+- ``stdlib-all``: this Python's standard library with its test suites; tuning (``stdlib``:
+  the same without tests, the earlier benchmark's corpus);
+- ``frozen-lib``: werkzeug 3.1.8 (a library) and ``frozen-stdlib``: the CPython 3.12
+  standard library with its test suites, both read from the pyenv installations of this
+  machine. These two are UNTOUCHED: chosen and frozen (their sources and this query
+  procedure, checked by ``FROZEN_QUERY_DIGESTS``) before the candidate stage changed, never
+  looked at per query, reported on only at the end of each change. Files the Python 3.10
+  grammar cannot parse (a few 3.12 test files) are left out of both copies.
+
+Queries: ``count`` first sentences drawn with ``random.Random(seed)`` (seed 12) from every
+function, method and nested function whose docstring's first sentence has 4-40 words,
+sentences shared by two functions left out; test functions count too in corpora with tests.
+
 Pure standard library (``ast``): the corpus must be built the same way in any venv.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import random
 import re
 import shutil
@@ -21,8 +41,23 @@ from pathlib import Path
 
 #: Folders left out of a corpus: test suites (not library code) and installed packages.
 SKIPPED_PARTS = frozenset({"site-packages", "__pycache__", "test", "tests", "idle_test"})
-#: ``stdlib-all`` keeps the test suites: the size of issue 16's repository (for latency).
+#: Corpora with their test suites: only installed packages and caches are left out.
 _SKIPPED_ALL = frozenset({"site-packages", "__pycache__"})
+#: name -> (kind, tests kept). ``frozen-*`` are the untouched corpora (see the module doc).
+CORPORA = {
+    "library": ("library", False), "stdlib": ("standard library", False),
+    "stdlib-all": ("standard library with tests", True),
+    "app": ("application with tests", True),
+    "frozen-lib": ("library (untouched)", False),
+    "frozen-stdlib": ("standard library with tests (untouched)", True),
+}
+#: SHA-256 of the untouched corpora's query lists (text, path, line per query), fixed when
+#: they were frozen: a changed source or procedure fails loudly instead of moving the target.
+FROZEN_QUERY_DIGESTS = {
+    "frozen-lib": "7bbcdafd643aa1a10d279d087459dcaf4f3a08a0f162be8f464bf575ebbfc644",
+    "frozen-stdlib": "ac6279030bfe087d83512376223ca71fb6bfe3e1b91955f3f6ed5d059298ab67",
+}
+_PYENV = Path.home() / ".pyenv" / "versions"
 MAX_FILE_BYTES = 1 << 20
 MIN_QUERY_WORDS = 4
 MAX_QUERY_WORDS = 40
@@ -51,16 +86,24 @@ class Corpus:
     lines: int
 
 
-def corpus_source(name: str) -> Path:
-    """The folder of a named corpus: ``library`` (the installed ``_pytest``), ``stdlib`` or
-    ``stdlib-all`` (with its test suites)."""
+def corpus_source(name: str, override: Path | None = None) -> Path:
+    """The folder of a named corpus (``CORPORA``); ``override`` replaces the default one."""
+    if name not in CORPORA:
+        raise ValueError(f"unknown corpus {name!r}; use one of {sorted(CORPORA)}")
+    if override is not None:
+        return override
     if name in ("stdlib", "stdlib-all"):
         return Path(sysconfig.get_paths()["stdlib"])
     if name == "library":
         import _pytest
 
         return Path(_pytest.__file__).parent
-    raise ValueError(f"unknown corpus {name!r}; use 'library', 'stdlib' or 'stdlib-all'")
+    pattern = {"frozen-lib": "3.11*/lib/python3.11/site-packages/werkzeug",
+               "frozen-stdlib": "3.12*/lib/python3.12"}.get(name)
+    found = sorted(_PYENV.glob(pattern)) if pattern else []
+    if not found:
+        raise ValueError(f"corpus {name!r} needs --source {name}=FOLDER")
+    return found[-1]
 
 
 def _source_files(root: Path, skipped: frozenset[str]) -> list[Path]:
@@ -140,18 +183,27 @@ def _file_queries(rel: str, tree: ast.Module) -> list[Query]:
     return out
 
 
-def prepare(name: str, work_dir: Path, count: int, seed: int = 12) -> Corpus:
+def query_digest(queries: list[Query]) -> str:
+    """SHA-256 of a query list (what ``FROZEN_QUERY_DIGESTS`` pins)."""
+    digest = hashlib.sha256()
+    for q in queries:
+        digest.update(f"{q.text}\x00{q.path}\x00{q.start_line}\n".encode())
+    return digest.hexdigest()
+
+
+def prepare(name: str, work_dir: Path, count: int, seed: int = 12,
+            source: Path | None = None) -> Corpus:
     """Copy corpus ``name`` into ``work_dir/<name>/{kept,stripped}`` and sample ``count``
     queries (deterministic for a seed; sentences shared by several functions are ambiguous and
-    left out)."""
-    source = corpus_source(name)
+    left out). An untouched corpus must give its pinned query list."""
+    root = corpus_source(name, source)
     kept, stripped = work_dir / name / "kept", work_dir / name / "stripped"
     for folder in (kept, stripped):
         shutil.rmtree(folder, ignore_errors=True)
     candidates: list[Query] = []
     files = lines = 0
-    for path in _source_files(source, _SKIPPED_ALL if name == "stdlib-all" else SKIPPED_PARTS):
-        rel = path.relative_to(source).as_posix()
+    for path in _source_files(root, _SKIPPED_ALL if CORPORA[name][1] else SKIPPED_PARTS):
+        rel = path.relative_to(root).as_posix()
         try:
             text = path.read_text(encoding="utf-8", errors="strict")
         except UnicodeDecodeError:
@@ -170,4 +222,8 @@ def prepare(name: str, work_dir: Path, count: int, seed: int = 12) -> Corpus:
         seen[query.text.lower()] = seen.get(query.text.lower(), 0) + 1
     unique = [q for q in candidates if seen[q.text.lower()] == 1]
     sample = random.Random(seed).sample(unique, min(count, len(unique)))
+    pinned = FROZEN_QUERY_DIGESTS.get(name)
+    if pinned and (count, seed) == (300, 12) and query_digest(sample) != pinned:
+        raise ValueError(f"the untouched corpus {name!r} no longer gives its frozen queries "
+                         f"(source {root}); it must not change")
     return Corpus(name, kept, stripped, sample, files, lines)
