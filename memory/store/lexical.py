@@ -32,9 +32,10 @@ from typing import Protocol
 
 from ..errors import BackendUnavailable
 from .primitives import split_identifier
+from .segment import segment
 from .support import Metadata
 
-LEXICAL_VERSION = "code-fields-1"
+LEXICAL_VERSION = "code-fields-2"
 
 #: FTS5 columns, in table order.
 COLUMNS = ("name", "qualname", "signature", "body", "calls", "meta")
@@ -105,13 +106,15 @@ def _new_stemmer() -> _Stemmer:
 
 @lru_cache(maxsize=1 << 18)
 def _word_tokens(word: str) -> tuple[str, ...]:
-    """Stemmed tokens of one word: the whole word, then its identifier parts (memoized: code
-    repeats the same words over and over)."""
+    """Stemmed tokens of one word: the whole word, then its identifier parts, then the English
+    words of lower-case compounds among them (memoized: code repeats the same words over and
+    over)."""
     if len(word) > _MAX_WORD:
         word = word[:_MAX_WORD]
     lower = word.lower()
     parts = split_identifier(word)
     raw = [lower, *parts] if parts != [lower] else [lower]  # "_names" -> "_names names"
+    raw += [piece for part in dict.fromkeys(raw) for piece in segment(part)]
     raw = [w for w in raw if w not in STOPWORDS]
     if not raw:
         return ()
