@@ -9,6 +9,7 @@ from codemem.memory.store.lexical import (
     COLUMNS,
     MAX_PHRASE_TOKENS,
     analyzed,
+    asks_for_action,
     compound_tokens,
     document_fields,
     lexical_query,
@@ -123,3 +124,31 @@ def test_without_a_stemmer_library_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "snowballstemmer", None)
     with pytest.raises(BackendUnavailable, match="PyStemmer.*requirements.txt"):
         lexical._new_stemmer()
+
+
+def test_a_question_that_opens_without_an_action_verb_may_ask_for_a_class():
+    assert asks_for_action("Return the loader for a module")
+    assert asks_for_action("Returns the loader") and asks_for_action("parsing the headers")
+    assert not asks_for_action("A loader that finds modules on a path")
+    assert not asks_for_action("Base class for importers") and not asks_for_action("")
+    assert lexical_query("A loader that finds modules").container_lift
+    assert not lexical_query("Find the module loader").container_lift
+
+
+def test_the_container_lift_ranks_a_described_class_among_methods(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+
+    def entity(name, kind, text, path="loader.py"):
+        meta = canonical_json({"type": "code_entity", "kind": kind, "path": path,
+                               "name": name.rsplit(".")[-1], "qualified_name": name})
+        return NewRow(name, text, meta, content_hash(text, meta))
+    store.insert_many([
+        entity("Loader.find", "method", "def find(self, module):\n    return self.path.module"),
+        entity("Loader.load", "method", "def load(self, module):\n    return self.find(module)"),
+        entity("Loader", "class", "class Loader:\n    module_path = None"),
+        *(entity(f"f{i}", "function", f"def f{i}(x):\n    return x + {i}", f"m{i}.py")
+          for i in range(12)),  # other code, so that the query's words are rare
+    ], None)
+    assert store.lexical(lexical_query("Find the module loader path"), 3) == [1, 2, 3]
+    assert store.lexical(lexical_query("A loader of a module path"), 3) == [1, 3, 2]
+    store.close()
