@@ -56,7 +56,8 @@ CONTAINER_PRIOR = 0.8
 #: function queries within -0.003.
 CONTAINER_LIFT = 1.25
 #: The imperative verbs a function's docstring opens with (PEP 257: "Return the ...") or a
-#: request for one ("Parse the header"), as stems: such a question asks for a function.
+#: request for one ("Parse the header"); compared by stem, so "Returns" counts too. Such a
+#: question asks for a function.
 ACTION_VERBS = (
     "return get set create check add read parse convert construct remove run handle write "
     "initialize ensure generate find send make build compute calculate update delete load "
