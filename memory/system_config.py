@@ -76,6 +76,24 @@ class RetrievalConfig:
                 raise ValueError(f"{name} must be {wanted}, got {getattr(self, name)!r}")
 
 
+#: Most extra renderings one retrieval may search (each is one more FTS5 query).
+MAX_RENDERINGS = 8
+
+
+def checked_renderings(renderings: object) -> list[str]:
+    """The non-blank extra renderings of a retrieval, stripped. ``ValueError`` for a bare
+    string (a sequence of strings is expected), a non-string item or more than
+    ``MAX_RENDERINGS``."""
+    if isinstance(renderings, (str, bytes)) or not isinstance(renderings, (list, tuple)):
+        raise ValueError("renderings must be a list or tuple of strings, "
+                         f"got {type(renderings).__name__}")
+    if len(renderings) > MAX_RENDERINGS:
+        raise ValueError(f"at most {MAX_RENDERINGS} renderings, got {len(renderings)}")
+    if not all(isinstance(r, str) for r in renderings):
+        raise ValueError("every rendering must be a string")
+    return [r.strip() for r in renderings if r.strip()]
+
+
 def _check_text(text: object) -> str:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("memory text must be a non-empty string")

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from .lexical import (
     COLUMN_WEIGHTS,
     COLUMNS,
+    CONTAINER_LIFT,
     LEXICAL_VERSION,
     LexicalQuery,
     document_fields,
     with_container_prior,
 )
-from .primitives import compile_filter, fts_match_expression
+from .primitives import compile_filter, fts_match_expression, reciprocal_rank_fusion
 from .support import Filters
 
 #: A term in more than this share of the rows (and more than COMMON_MIN rows) is "common".
@@ -79,7 +80,9 @@ def search(conn: sqlite3.Connection, query: LexicalQuery | Sequence[str], limit:
     """Seqs of the best bm25 matches for ``query`` (or plain analysed tokens), best first.
 
     Hits in names weigh most (``lexical.COLUMN_WEIGHTS``); containers are lowered by
-    ``lexical.CONTAINER_PRIOR``. The metadata join runs only when there is a filter.
+    ``lexical.CONTAINER_PRIOR``, and for a query that may ask for a class (``container_lift``)
+    that ranking is fused with one lifting them (``lexical.CONTAINER_LIFT``). The metadata
+    join runs only when there is a filter.
     """
     if not isinstance(query, LexicalQuery):
         query = LexicalQuery(tuple(query))
@@ -90,17 +93,21 @@ def search(conn: sqlite3.Connection, query: LexicalQuery | Sequence[str], limit:
     if not expression:
         return []
     join = "JOIN memories m ON m.seq = f.rowid" if filters else ""
-    # The prior only lowers containers, so the best ``limit`` after it are (nearly always)
-    # among the best 2 x ``limit`` by bm25; kinds are read for those rows only.
+    # The priors move a row by a fraction of its score, so the best ``limit`` after them are
+    # (nearly always) among the best 3 x ``limit`` by bm25; kinds are read for those only.
     scored = conn.execute(f"SELECT f.rowid, {_BM25} FROM lexical_fts f {join} WHERE "
                           f"lexical_fts MATCH ? AND {where} ORDER BY 2 LIMIT ?",
-                          [expression, *params, 2 * limit]).fetchall()
+                          [expression, *params, 3 * limit]).fetchall()
     if not scored:
         return []
     marks = ",".join("?" * len(scored))
     kinds = dict(conn.execute(f"SELECT seq, json_extract(metadata, '$.kind') FROM memories "
                               f"WHERE seq IN ({marks})", [seq for seq, _ in scored]).fetchall())
-    return with_container_prior(scored, kinds)[:limit]
+    ranked = with_container_prior(scored, kinds)
+    if query.container_lift:
+        ranked = reciprocal_rank_fusion([ranked, with_container_prior(scored, kinds,
+                                                                      CONTAINER_LIFT)])
+    return ranked[:limit]
 
 
 def match_expression(conn: sqlite3.Connection, query: LexicalQuery) -> str:

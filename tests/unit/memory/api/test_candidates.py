@@ -10,7 +10,7 @@ import pytest
 from codemem.memory.retrieval.embedding import VectorIndex
 from codemem.memory.store.primitives import MAX_FILTER_DEPTH, compile_filter
 
-from .helpers import async_llm, make_system, memories_of
+from .helpers import async_llm, context_of, make_system, memories_of
 
 NOTES = [f"note {i} about caching strategies" for i in range(30)] + [
     "a short story about gardening"]
@@ -87,3 +87,34 @@ def test_vector_index_loads_in_one_pass():
     assert len(index) == 4 and 7 in index.search(np.ones(4, dtype=np.float32), 10)
     empty = VectorIndex.load(4, 0, iter([]))
     assert len(empty) == 0 and empty.search(np.ones(4), 3) == []
+
+
+def test_renderings_add_candidates_the_question_alone_misses(tmp_path):
+    llm = async_llm(default=0.9)
+    code = ["def readlink(path): return os.readlink(path)",
+            "def follow_symlinks(tree): return tree.resolve()",
+            "def parse_qs(query): return dict(pairs(query))"]
+    with make_system(tmp_path, llm, candidate_limit=2, max_memories=2) as system:
+        system.add_memories(code)
+        plain = [c.text for c in system.candidates("where does a shortcut point to")]
+        assert plain == []  # no word in common with any memory
+        extra = system.candidates("where does a shortcut point to",
+                                  renderings=["readlink(path) -> str", "  "])
+        assert [c.text for c in extra] == [code[0]]
+        assert extra[0].lexical_rank is None  # found by the rendering, not the question
+        both = system.candidates("parse the query string", renderings=["readlink"])
+        assert [c.text for c in both] == [code[2], code[0]]  # the question's own hit first
+        memories = asyncio.run(system.retrieve_relevant_memories(
+            "where does a shortcut point to", renderings=["readlink(path) -> str"]))
+        assert [m.text for m in memories] == [code[0]]
+        assert context_of(llm.prompts[-1]).strip() == "where does a shortcut point to"
+        assert llm.calls == 1  # renderings cost no LLM call of their own
+
+
+def test_renderings_must_be_a_short_list_of_strings(tmp_path):
+    with make_system(tmp_path, async_llm()) as system:
+        system.add_memory("def readlink(path): ...")
+        for bad, message in (("readlink", "list or tuple"), ([1], "string"),
+                             (["x"] * 9, "at most 8")):
+            with pytest.raises(ValueError, match=message):
+                system.candidates("link", renderings=bad)

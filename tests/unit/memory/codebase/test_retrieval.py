@@ -212,3 +212,18 @@ def test_context_labels_are_not_search_terms(tmp_path, pool):
     names = [c.metadata["qualified_name"] for c in system.candidates(ctx)]
     assert names[0] == "Parser.verify" and "build_query" not in names  # no "Query:" label
     system.close()
+
+
+def test_a_code_question_with_renderings_reaches_the_named_entity(tmp_path, pool):
+    repo = tmp_path / "repo"
+    write_tree(repo, {"fsutil.py": "import os\n\n\ndef readlink(path):\n"
+                                  "    return os.readlink(path)\n\n\n"
+                                  "def size(path):\n    return os.stat(path).st_size\n"})
+    llm = scorer({}, default=0.9)
+    system = make_system(tmp_path, pool, llm=llm, enable_recency_boost=False)
+    system.index_repository(str(repo))
+    question = CodeContext("where does a shortcut point to?")
+    assert system.candidates(question) == []
+    found = _names(_retrieve(system, question, renderings=["readlink"]))
+    assert set(found) == {"readlink"} and llm.calls == 1
+    system.close()

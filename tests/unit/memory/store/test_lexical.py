@@ -9,6 +9,7 @@ from codemem.memory.store.lexical import (
     COLUMNS,
     MAX_PHRASE_TOKENS,
     analyzed,
+    asks_for_action,
     compound_tokens,
     document_fields,
     lexical_query,
@@ -71,7 +72,7 @@ def test_other_memories_index_their_text_and_all_metadata():
 
 def test_compound_tokens_join_query_words_as_a_name_would():
     compounds = compound_tokens("Names of all active fixtures")
-    assert tokens("fixturenames") == ["fixturenam"] and "fixturenam" in compounds
+    assert tokens("fixturenames")[0] == "fixturenam" and "fixturenam" in compounds
     assert tokens("activefixtures")[0] in compounds
     assert "recursionindex" in compound_tokens("the index where recursion starts")
     assert not set(compounds) & set(query_tokens("Names of all active fixtures"))
@@ -100,7 +101,9 @@ def test_store_matches_compounds_in_names_and_ranks_a_verbatim_phrase_first(tmp_
         code("verbatim", "# parse the HTTP headers of a reply"),
     ], None)
     found = store.lexical(lexical_query("names of fixtures"), 10)
-    assert found == [1]  # the compound counts in names, not in the body that mentions it
+    # the compound counts in names only; the body that mentions it matches by its words
+    # (segment.py), below the name
+    assert found == [1, 2]
     assert store.lexical(lexical_query("Parse the HTTP headers"), 10)[0] == 4
     store.close()
 
@@ -121,3 +124,31 @@ def test_without_a_stemmer_library_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "snowballstemmer", None)
     with pytest.raises(BackendUnavailable, match="PyStemmer.*requirements.txt"):
         lexical._new_stemmer()
+
+
+def test_a_question_that_opens_without_an_action_verb_may_ask_for_a_class():
+    assert asks_for_action("Return the loader for a module")
+    assert asks_for_action("Returns the loader") and asks_for_action("parsing the headers")
+    assert not asks_for_action("A loader that finds modules on a path")
+    assert not asks_for_action("Base class for importers") and not asks_for_action("")
+    assert lexical_query("A loader that finds modules").container_lift
+    assert not lexical_query("Find the module loader").container_lift
+
+
+def test_the_container_lift_ranks_a_described_class_among_methods(tmp_path):
+    store = MemoryStore(str(tmp_path / "m.db"))
+
+    def entity(name, kind, text, path="loader.py"):
+        meta = canonical_json({"type": "code_entity", "kind": kind, "path": path,
+                               "name": name.rsplit(".")[-1], "qualified_name": name})
+        return NewRow(name, text, meta, content_hash(text, meta))
+    store.insert_many([
+        entity("Loader.find", "method", "def find(self, module):\n    return self.path.module"),
+        entity("Loader.load", "method", "def load(self, module):\n    return self.find(module)"),
+        entity("Loader", "class", "class Loader:\n    module_path = None"),
+        *(entity(f"f{i}", "function", f"def f{i}(x):\n    return x + {i}", f"m{i}.py")
+          for i in range(12)),  # other code, so that the query's words are rare
+    ], None)
+    assert store.lexical(lexical_query("Find the module loader path"), 3) == [1, 2, 3]
+    assert store.lexical(lexical_query("A loader of a module path"), 3) == [1, 3, 2]
+    store.close()
