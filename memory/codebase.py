@@ -209,9 +209,8 @@ class CodeMemorySystem(MemorySystem):
 
     def impact(self, directory: str, path: str, symbol: str, *,
                second_level: bool = True) -> Impact:
-        """Who calls or refers to ``symbol`` (a qualified name) of ``path`` in the repository
-        indexed from ``directory``, one more level of callers, and the tests among them, with
-        line spans: bounded index lookups, no parsing (``codeindex.impact``)."""
+        """Who uses ``symbol`` (a qualified name) of ``path``, one level further, and the tests,
+        with line spans: bounded index lookups, no parsing (``codeindex.impact``)."""
         repo_id = self.repository_id_for(directory)
         return compute_impact(self._manifest.read, repo_id, path, symbol,
                               stale=self._manifest.index_format(repo_id) < INDEX_FORMAT,
@@ -374,9 +373,8 @@ class CodeMemorySystem(MemorySystem):
         then the threshold and ``max_memories``. ``include_file_hashes`` folds the content
         hashes of the current and accessed files into the cache key, so edits invalidate it.
         ``filters`` (keyword-only extra) restricts candidates by metadata, e.g.
-        ``{"type": "code_entity", "repo_id": ...}``. ``renderings`` (keyword-only extra, none
-        by default): other wordings searched and fused with the context's own ranking, e.g.
-        the identifiers and signature a model expects (see ``MemorySystem.candidates``).
+        ``{"type": "code_entity", "repo_id": ...}``; ``renderings``: other wordings searched
+        and fused with the context's own ranking (see ``MemorySystem.candidates``).
         """
         return await self._retrieve(Request(as_context(context), bool(include_file_hashes)),
                                     filters=filters, renderings=renderings)
@@ -427,10 +425,8 @@ class CodeMemorySystem(MemorySystem):
     def candidates(self, context: object, limit: int | None = None,
                    filters: Filters | None = None, *,
                    renderings: Sequence[str] = ()) -> list[Candidate]:
-        """As ``MemorySystem.candidates`` (``renderings`` included); a ``CodeContext`` with a
-        ``current_file`` also fills free slots with entities related to that file (what it
-        imports or calls, and callers of it), so the dependency boost has something to
-        raise."""
+        """As ``MemorySystem.candidates``; a ``current_file`` also fills free slots with what it
+        imports or calls and its callers, so the dependency boost has something to raise."""
         found = super().candidates(context, limit, filters, renderings=renderings)
         cfg = self.config
         room = (max(cfg.candidate_limit, cfg.max_memories) if limit is None else limit) - len(found)
