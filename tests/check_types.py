@@ -33,7 +33,7 @@ def check(root: pathlib.Path, cache: pathlib.Path) -> int:
         os.chdir(tmp)  # mypy finds ``codemem`` in the current folder
         passes = [
             ["--strict", *[a for core in STRICT for a in ("-p", f"codemem.{core}")]],
-            [*[a for mod in _glue(root) for a in ("-m", f"codemem.{mod}")]],
+            ["-p", "codemem.app", *[a for mod in _glue(root) for a in ("-m", f"codemem.{mod}")]],
         ]
         for extra in passes:
             out, err, status = api.run([*COMMON, "--config-file", str(root / "pyproject.toml"),

@@ -15,9 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from codemem.app.host.structured_llm import AsyncStructuredChatLLM, StructuredChatLLM
 from codemem.codegen.reply_models import review_spec
 from codemem.llm.retry import ask
-from codemem.structured_llm import AsyncStructuredChatLLM, StructuredChatLLM
 
 ANSWER = '{"verdict": "changes", "comments": ["rename x"]}'
 
@@ -120,7 +120,7 @@ def test_the_plugins_llm_asks_the_cats_model_for_json_when_the_setting_says_so(
     model at call time, asks it for JSON, and the request's meter counts the call."""
     from langchain_openai import ChatOpenAI
 
-    from codemem import llm_port
+    from codemem.app.host import llm_port
 
     model = ChatOpenAI(base_url=f"{server}/v1", api_key="test", model="gpt-4o-mini",
                        max_retries=0)

@@ -13,7 +13,8 @@ import re
 
 import pytest
 
-from codemem import llm_port, runtime
+from codemem.app import entry, process
+from codemem.app.host import llm_port
 
 from ...fakes import FunctionLLM, answer_scoring, scoring_blocks
 from .glue_support import make_cat, say, session_of, settings_of, state_of, wait_for_draft
@@ -85,8 +86,8 @@ def cat(tmp_path, monkeypatch):
     settings_of(cat).update(associative_sources=str(tmp_path / "vendor"), extended_loop=False,
                             check_tests=False, check_judge=False)
     monkeypatch.setattr(llm_port, "cat_llm", FunctionLLM(answer, limit=20))
-    runtime.start_indexing(cat)
-    for project in runtime.GENERATION.registry.projects():
+    entry.start_indexing(cat)
+    for project in process.GENERATION.registry.projects():
         project.indexer.join(120)
     return cat
 

@@ -13,7 +13,9 @@ import threading
 
 import pytest
 
-from codemem import history, llm_port
+from codemem.app import entry
+from codemem.app.drafting import history
+from codemem.app.host import llm_port
 from codemem.codegen.phases import CodegenPhase
 
 from ...fakes import FunctionLLM, answer_scoring
@@ -119,7 +121,7 @@ def test_a_request_without_a_file_is_asked_for_it_then_proposed(setup):
 def test_history_and_roll_back_in_chat(setup):
     cat, *_ = setup
     session = session_of(cat)
-    turn = lambda: __import__("codemem.runtime").runtime.session_turn(cat)[1]  # noqa: E731
+    turn = lambda: entry.session_turn(cat)[1]  # noqa: E731
     assert "no code task yet" in history.draft_history(session, turn())
     say(cat, REQUEST)
     say(cat, "go")

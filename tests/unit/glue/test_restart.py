@@ -12,12 +12,12 @@ from __future__ import annotations
 import pickle
 import threading
 
-from codemem import llm_port
+from codemem.app.drafting.session import Sessions
+from codemem.app.host import llm_port
+from codemem.app.host.lifecycle import Lifecycle, ShuttingDown, call_abandonably
+from codemem.app.process import GENERATION
+from codemem.app.projects.registry import Registry
 from codemem.codegen.phases import CodegenPhase
-from codemem.lifecycle import Lifecycle, ShuttingDown, call_abandonably
-from codemem.process import GENERATION
-from codemem.projects import Registry
-from codemem.session import Sessions
 
 from ...fakes import FunctionLLM
 from ..codegen.helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity

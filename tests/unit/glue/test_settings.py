@@ -6,7 +6,12 @@ import json
 
 import pytest
 
-from codemem.settings import PluginSettings, PythonVersion, WriteBackPolicy, read_settings
+from codemem.app.host.settings_model import (
+    PluginSettings,
+    PythonVersion,
+    WriteBackPolicy,
+    read_settings,
+)
 
 KNOBS = {  # design.md §1 and issue 2: every knob the design names
     "repository_path", "include_globs", "exclude_globs", "languages", "relevance_threshold",
@@ -102,8 +107,8 @@ def test_enum_values_as_stored_by_the_cat_round_trip():
 
 
 def test_sandbox_policy_is_a_select_whose_names_map_onto_the_sandbox():
+    from codemem.app.host.settings_model import SandboxPolicy
     from codemem.codegen import SandboxPolicy as CorePolicy
-    from codemem.settings import SandboxPolicy
 
     assert PluginSettings().sandbox_policy is SandboxPolicy.require_isolation
     assert "enum" in json.dumps(schema()["$defs"]["SandboxPolicy"])

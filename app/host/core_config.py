@@ -1,4 +1,4 @@
-"""COMPOSITION: one frozen configuration derived from the admin settings, with a fingerprint.
+"""One frozen configuration derived from the admin settings, with a fingerprint.
 
 Every setting reaches the cores through here, once: ``PluginConfig.from_settings`` maps the
 admin model to the cores' own configuration values (retrieval tuning, indexing scope, loop
@@ -16,11 +16,11 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from .codegen.extended import ExtendedConfig
-from .codegen.loop import LoopConfig
-from .codegen.sandbox.protect import SandboxPolicy
-from .memory.extract.languages import LANGUAGES
-from .settings import NativeJson, PluginSettings, WriteBackPolicy
+from ...codegen.extended import ExtendedConfig
+from ...codegen.loop import LoopConfig
+from ...codegen.sandbox.protect import SandboxPolicy
+from ...memory.extract.languages import LANGUAGES
+from .settings_model import NativeJson, PluginSettings, WriteBackPolicy
 
 #: Validation checks the settings can switch off (parsing always runs).
 OPTIONAL_CHECKS = {"check_signature": "signature", "check_lint": "lint", "check_tests": "tests"}

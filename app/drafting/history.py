@@ -1,4 +1,4 @@
-"""COMPOSITION: the draft history in chat (list, roll back, redo) and "apply".
+"""The draft history in chat (list, roll back, redo) and "apply".
 
 Thin over ``memory.commits.CommitIndex``; restoring a draft also restores the working-memory
 snapshot its commit carries into the user's scratchpad. "apply" writes the current draft into
@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .codegen.loop import DRAFT_NAME
-from .memory.errors import CodeMemoryError, TaskNotFound
-from .memory.repository.writeback import WriteBackRefused, write_back
-from .projects import Project
+from ...codegen.loop import DRAFT_NAME
+from ...memory.errors import CodeMemoryError, TaskNotFound
+from ...memory.repository.writeback import WriteBackRefused, write_back
+from ..projects.registry import Project
+from ..projects.workspace import Turn
 from .session import Session
-from .turn import Turn
 
 #: The only messages that write a draft into the repository. Matched exactly on the user's own
 #: text, never chosen by the LLM: repository content or a model reply cannot trigger a write.

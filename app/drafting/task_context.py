@@ -1,4 +1,4 @@
-"""COMPOSITION: one retrieval per phase of a task: its proposal, then its drafts.
+"""One retrieval per phase of a task: its proposal, then its drafts.
 
 A code request retrieves (and LLM-scores) its context twice: for the proposal, from the
 request's own words (its revisions reuse that retrieval), and, once the user confirms the
@@ -18,11 +18,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .codegen.ports import API_REFERENCE, ContextSnippet
-from .llm_port import Meter
-from .privacy import SHARED_TYPES, TASK_NOTE, RecalledEpisode, context_filter
-from .projects import Project, retrieve
-from .sources import snippet
+from ...codegen.ports import API_REFERENCE, ContextSnippet
+from ..host.llm_port import Meter
+from ..projects.associative import snippet
+from ..projects.ledger import SHARED_TYPES, TASK_NOTE, RecalledEpisode, context_filter
+from ..projects.lookup import retrieve
+from ..projects.registry import Project
 
 CODE_TYPE = "code_entity"
 ASSOCIATIVE_TYPES = frozenset({*SHARED_TYPES, TASK_NOTE} - {CODE_TYPE})

@@ -1,4 +1,4 @@
-"""COMPOSITION: what one call from the Cat gives a session: configuration, project, a way back.
+"""What one call from the Cat gives a session: configuration, project, a way back.
 
 A hook, tool or form receives a ``StrayCat``; a ``Turn`` is the three things the plugin takes
 from it, named: the user's working memory (where the state is published), the ``Workspace``
@@ -12,12 +12,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from .config import PluginConfig, ProjectConfig
-from .environment import cat_data_dir, data_dir, plugin_settings
-from .memory.repository.root import check_repository_root
-from .projects import CatVectors, Project, Registry
-from .settings import PluginSettings
-from .state import SessionState, write_state
+from ...memory.repository.root import check_repository_root
+from ..host.core_config import PluginConfig, ProjectConfig
+from ..host.environment import cat_data_dir, data_dir, plugin_settings
+from ..host.settings_model import PluginSettings
+from .registry import CatVectors, Project, Registry
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +58,9 @@ class UserLink:
 
     ``send`` goes to the user's current socket (the Cat looks it up by user id, so a reconnect
     still receives it; without a socket the message is dropped and the result stays in the
-    history). ``persist`` writes the state into the user's *cached* working memory, not into the
-    turn's copy: with the ``file_system`` cache the turn's copy is stale by then, and pickling it
-    would overwrite the chat history of later turns.
+    history). ``persist`` writes a plain value (the session's state) into the user's *cached*
+    working memory, not into the turn's copy: with the ``file_system`` cache the turn's copy is
+    stale by then, and pickling it would overwrite the chat history of later turns.
     """
 
     def __init__(self, cat: Any) -> None:
@@ -74,16 +73,18 @@ class UserLink:
         except Exception as err:  # the user may have left; the result stays in the history
             log.info("could not reach %s: %s", self.user_id, err)
 
-    def persist(self, state: SessionState) -> None:
+    def persist(self, key: str, value: object) -> None:
+        """``value`` under ``key`` in the user's cached working memory (attribute assignment:
+        the Cat's dict access is deprecated)."""
         cache = getattr(self._cat, "cache", None)
         get_item = getattr(cache, "get_item", None)
         if callable(get_item):
             item = get_item(f"{self.user_id}_working_memory")
             if item is not None:
-                write_state(item.value, state)
+                setattr(item.value, key, value)
                 cache.insert(item)  # type: ignore[union-attr]
                 return
-        write_state(self._cat.working_memory, state)  # no Cat cache (tests, older Cats)
+        setattr(self._cat.working_memory, key, value)  # no Cat cache (tests, older Cats)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""COMPOSITION: how the code-request form moves, with as few LLM calls as the message allows.
+"""How the code-request form moves, with as few LLM calls as the message allows.
 
 The Cat's ``CatForm.next`` spends two LLM calls per turn (an exit check and a JSON extraction),
 even when the message already said everything. This step reads the message deterministically
@@ -12,13 +12,13 @@ by the Cat's own tool selection (empty): both end up here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .codegen.intent import RequestDetails, extract_details
-from .codegen.replies import ReplyIntent, classify_reply
+from ...codegen.intent import RequestDetails, extract_details
+from ...codegen.replies import ReplyIntent, classify_reply
 
 
 class CodeRequest(BaseModel):
@@ -38,6 +38,10 @@ DETAIL_FIELDS = {"target_path": "target_path", "symbol": "symbol", "kind": "kind
 
 #: Marker attribute on a form that asked the user something (a plain bool: it is pickled).
 ASKED = "cwm_asked"
+
+#: What a retired import of the plugin answers for a form the Cat still holds.
+STALE_FORM = ("This code request was interrupted: the Code Working Memory plugin was switched "
+              "off or reloaded. Ask again once it is active.")
 
 
 def prefill(details: RequestDetails, text: str) -> dict[str, str]:
@@ -108,3 +112,43 @@ def question_for(missing: list[str], errors: list[str]) -> str:
 def submitted_request(form_data: Mapping[str, Any]) -> dict[str, str]:
     """The request as the session takes it (every value a plain string)."""
     return {key: str(value) for key, value in form_data.items() if value is not None}
+
+
+def tidy_form(cat: Any, form_class: Callable[[Any], Any]) -> None:
+    """Clear a closed form (the Cat clears it only in its form agent, which never runs when the
+    plugin answers a turn), and move a request form of an earlier import of the plugin onto
+    this import's class, so the Cat never calls into retired code."""
+    memory = cat.working_memory
+    form = memory.get("active_form")
+    if form is None:
+        return
+    if _closed(form):
+        memory.active_form = None
+    elif _earlier_import_of(form, form_class):
+        fresh = form_class(cat)
+        for name in ("_state", "_model", "_missing_fields", "_errors", ASKED):
+            if hasattr(form, name):
+                setattr(fresh, name, getattr(form, name))
+        memory.active_form = fresh
+
+
+def form_asks(working_memory: Any) -> bool:
+    """A form waits for this message's answer (ours asking for a detail, or another plugin's)."""
+    form = working_memory.get("active_form")
+    return form is not None and not _closed(form)
+
+
+def stale_form(form: Any, states: Any) -> dict[str, str]:
+    """The answer of a form whose import of the plugin was retired: closed, and said so."""
+    close_form(form, states)
+    return {"output": STALE_FORM}
+
+
+def _closed(form: Any) -> bool:
+    return str(getattr(getattr(form, "_state", None), "name", "")) == "CLOSED"
+
+
+def _earlier_import_of(form: Any, form_class: Any) -> bool:
+    kind = type(form)
+    return (kind is not form_class and kind.__name__ == form_class.__name__
+            and kind.__module__.rpartition(".")[2] == form_class.__module__.rpartition(".")[2])

@@ -1,4 +1,4 @@
-"""COMPOSITION: the one way the plugin calls the Cat's LLM, counted per request.
+"""The one way the plugin calls the Cat's LLM, counted per request.
 
 Every call of the plugin (meta-code, drafts, the judge, reviews, relevance scoring) goes through
 ``plugin_llm`` or ``small_model``: the Cat's model resolved at call time (it changes when the

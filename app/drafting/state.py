@@ -1,4 +1,4 @@
-"""COMPOSITION: one user's code-generation state, as plain data under one working-memory key.
+"""One user's code-generation state, as plain data under one working-memory key.
 
 The Cat's ``file_system`` cache pickles the whole working memory after every turn (and a value
 that does not pickle bricks the user's session, docs/cat-plugin-api.md), so what is stored there
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .codegen.phases import CodegenPhase, PhaseMachine
-from .memory.scratchpad import Scratchpad, ScratchpadError
+from ...codegen.phases import CodegenPhase, PhaseMachine
+from ...memory.scratchpad import Scratchpad, ScratchpadError
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""COMPOSITION: one ``Session`` per user: its state, its lock, its worker thread, its stop event.
+"""One ``Session`` per user: its state, its lock, its worker thread, its stop event.
 
 The session is the only place a user's code-generation state changes. It lives in a process
 registry (``Sessions``) keyed by user id, so it can own what must not be pickled (the lock, the
@@ -20,12 +20,17 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from .codegen.errors import CodegenError
-from .codegen.metacode import MetaCode
-from .codegen.outcomes import LoopStatus
-from .codegen.phases import CodegenPhase
-from .codegen.replies import ReplyIntent, classify_reply, is_resume
-from .drafting import (
+from ...codegen.errors import CodegenError
+from ...codegen.metacode import MetaCode
+from ...codegen.outcomes import LoopStatus
+from ...codegen.phases import CodegenPhase
+from ...codegen.replies import ReplyIntent, classify_reply, is_resume
+from ...memory.errors import CodeMemoryError
+from ..host.lifecycle import LIFECYCLE
+from ..host.llm_port import Meter, PluginLLM
+from ..projects.registry import Project
+from ..projects.workspace import Turn
+from .proposal import (
     PROPOSAL_CONTEXT,
     PROPOSAL_HELP,
     metacode_query,
@@ -34,14 +39,9 @@ from .drafting import (
     retrieval_query,
     task_impact,
 )
-from .lifecycle import LIFECYCLE
-from .llm_port import Meter, PluginLLM
-from .memory.errors import CodeMemoryError
-from .projects import Project
-from .session_worker import DraftWorker, interruption_report
 from .state import SessionState, read_state, write_state
 from .task_context import TaskContext
-from .turn import Turn
+from .worker import DraftWorker, interruption_report
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""COMPOSITION: what of one user's tasks another user's prompts may see.
+"""What of one user's tasks another user's prompts may see.
 
 A project (its memories, its draft history) is shared by every user who works on the same
 repository. Three kinds of task material live there: the draft history's episodes (every commit,
@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .memory.code_context import SOURCE_ENTITY
+from ...memory.code_context import SOURCE_ENTITY
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""COMPOSITION: the Cat's chat model as a completer that can ask for JSON natively.
+"""The Cat's chat model as a completer that can ask for JSON natively.
 
 The cores read every structured answer with the tolerant ``llm`` layer whatever the model; this
 module adds the optional capability that layer looks for (``complete_json(prompt, schema)``,

@@ -1,4 +1,4 @@
-"""COMPOSITION: the plugin's part in an ordinary chat turn's recall and prompt.
+"""The plugin's part in an ordinary chat turn's recall and prompt.
 
 Code points live in the Cat's declarative memory (so its own recall can find them), but the
 Cat renders recalled memories with newlines replaced and puts them into an f-string template
@@ -13,11 +13,18 @@ Cat reuses threads, so ``begin_turn`` resets it first.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .memory.codeindex.vector_sink import is_code_point
+from ...memory.codeindex.vector_sink import is_code_point
+from ...memory.errors import CodeMemoryError
+from ..projects.lookup import retrieve
+from ..projects.registry import Project
+
+log = logging.getLogger(__name__)
 
 #: Extra declarative memories recalled so that, after code points are removed, the ordinary
 #: recall still has its usual number of non-code memories.
@@ -113,3 +120,27 @@ def add_code_section(prompt_suffix: str) -> str:
     if not notes().context:
         return prompt_suffix
     return prompt_suffix + SECTION
+
+
+def after_recall(working_memory: Any, procedures: Iterable[Any], plugin_id: str) -> None:
+    """Code out of the ordinary recall; on a code question, the plugin's procedures too."""
+    split_code_recall(working_memory)
+    if notes().question:
+        own = {p.name for p in procedures if getattr(p, "plugin_id", None) == plugin_id}
+        drop_procedures(working_memory, own)
+
+
+def code_context(project: Callable[[], Project]) -> str:
+    """This turn's code context: the plugin's LLM-scored retrieval on a code question, else the
+    code points the Cat's recall found (``project`` is asked only for a question)."""
+    turn = notes()
+    turn.context = recalled_code()
+    if turn.question:
+        try:
+            found = project()
+            memories = retrieve(found, turn.question)
+            if memories:
+                turn.context = found.code.format_memories_for_prompt(memories)
+        except CodeMemoryError as err:
+            log.info("no code retrieval for the question: %s", err)
+    return turn.context

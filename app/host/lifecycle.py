@@ -1,4 +1,4 @@
-"""COMPOSITION: ending the plugin's work quickly, when the Cat stops or retires this code.
+"""Ending the plugin's work quickly, when the Cat stops or retires this code.
 
 Python's exit joins every ``ThreadPoolExecutor`` worker ever started (``concurrent.futures``
 registers that join with ``threading._register_atexit``), daemon or not the thread that created
