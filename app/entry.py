@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..memory.errors import CodeMemoryError
+from ..memory import CodeMemoryError
 from .chat.index_jobs import index_at_startup as index_in_background
 from .chat.index_jobs import start_indexing as start_index_run
 from .chat.recall import VARIABLE as CODE_VARIABLE

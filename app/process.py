@@ -28,7 +28,6 @@ from __future__ import annotations
 import atexit
 import functools
 import logging
-import os
 import sys
 import threading
 import time
@@ -36,8 +35,10 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..codegen import SANDBOX_LAUNCHER
+from ..memory import EXTRACT_WORKER_MARKER
 from .drafting.session import Sessions
-from .host.environment import PLUGIN_FOLDER, PLUGIN_PACKAGE
+from .host.environment import PLUGIN_PACKAGE
 from .host.lifecycle import LIFECYCLE, Lifecycle, kill_children
 from .projects.registry import Registry
 
@@ -47,8 +48,7 @@ log = logging.getLogger(__name__)
 #: by the plugin's package (``cat.plugins.<id>`` in the Cat, the test alias under pytest).
 HOME_KEY = f"code_working_memory.process-home:{PLUGIN_PACKAGE}"
 #: Processes the plugin starts, recognised on the command line when they must be stopped.
-CHILD_MARKERS = (os.path.join(PLUGIN_FOLDER, "codegen", "sandbox", "boot.py"),
-                 "_codemem_extract_worker")
+CHILD_MARKERS = (SANDBOX_LAUNCHER, EXTRACT_WORKER_MARKER)
 #: How long a retiring generation waits for its threads before closing its projects.
 RETIRE_JOIN_S = 5.0
 

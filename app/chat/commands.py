@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...codegen.commands import Command, Found, claimed, detect_command
-from ...memory.errors import CodeMemoryError
+from ...codegen import Command, Found, claimed, detect_command
+from ...memory import CodeMemoryError
 from ..drafting.history import draft_history, redo_draft, roll_back_draft
 from ..drafting.session import Session
 from ..host.environment import cat_data_dir, missing_settings, save_settings

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from ...memory.errors import CodeMemoryError
+from ...memory import CodeMemoryError
 from ..host.environment import cat_data_dir, cat_logger
 from ..host.lifecycle import LIFECYCLE
 from ..process import GENERATION

@@ -19,8 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...memory.codeindex.vector_sink import is_code_point
-from ...memory.errors import CodeMemoryError
+from ...memory import CodeMemoryError, is_code_point
 from ..projects.lookup import retrieve
 from ..projects.registry import Project
 

@@ -17,8 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ...codegen.intent import RequestDetails, extract_details
-from ...codegen.replies import ReplyIntent, classify_reply
+from ...codegen import ReplyIntent, RequestDetails, classify_reply, extract_details
 
 
 class CodeRequest(BaseModel):

@@ -15,18 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...codegen.intent import (
+from ...codegen import (
     Detection,
     Intent,
     RequestDetails,
+    candidate_names,
     detect_intent,
+    is_resume,
     parse_tie_break,
+    read_structural,
     tie_break_prompt,
 )
-from ...codegen.intent_signals import candidate_names
-from ...codegen.refactor.request import read_structural
-from ...codegen.replies import is_resume
-from ...memory.errors import CodeMemoryError
+from ...memory import CodeMemoryError
 from ..drafting.history import apply_if_asked
 from ..drafting.session import Session
 from ..drafting.structural import structural_change

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import shutil
 
-from ...codegen.sandbox.api import sandbox_capabilities
-from ...codegen.sandbox.protect import SandboxPolicy
-from ...memory.errors import CodeMemoryError
+from ...codegen import SandboxPolicy, sandbox_capabilities
+from ...memory import CodeMemoryError
 from ..drafting.session import Session
 from ..host.environment import requirements_problems
 from ..host.settings_model import PluginSettings

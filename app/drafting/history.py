@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...codegen.loop import DRAFT_NAME
-from ...memory.errors import CodeMemoryError, TaskNotFound
-from ...memory.repository.writeback import WriteBackRefused, write_back
+from ...codegen import DRAFT_NAME
+from ...memory import CodeMemoryError, TaskNotFound, WriteBackRefused, write_back
 from ..projects.registry import Project
 from ..projects.workspace import Turn
 from .session import Session

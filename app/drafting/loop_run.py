@@ -13,20 +13,21 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ...codegen.diffs import file_diffs, render_diffs
-from ...codegen.loop import (
+from ...codegen import (
+    CodegenPhase,
     Committed,
     GaveUp,
     LoopDeps,
+    MetaCode,
     ProgressEvent,
+    ValidationReport,
+    file_diffs,
+    render_diffs,
     run_draft_loop,
     run_prepared_draft,
+    validate_draft,
 )
-from ...codegen.metacode import MetaCode
-from ...codegen.phases import CodegenPhase
-from ...codegen.report import ValidationReport
-from ...codegen.validate import validate_draft
-from ...memory.extract.walker import read_file_safely, walk_repository
+from ...memory import read_file_safely, walk_repository
 from ..host.core_config import IndexScope, PluginConfig
 from ..host.llm_port import Meter, PluginLLM
 from ..projects.associative import api_facts, references_note

@@ -12,10 +12,8 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...codegen.errors import MetaCodeInvalid
-from ...codegen.metacode import MetaCode, generate_metacode
-from ...codegen.ports import ContextSnippet
-from ...memory.codeindex.impact import Impact
+from ...codegen import ContextSnippet, MetaCode, MetaCodeInvalid, generate_metacode
+from ...memory import Impact
 from ..projects.registry import Project
 
 log = logging.getLogger(__name__)

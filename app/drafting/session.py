@@ -20,12 +20,16 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from ...codegen.errors import CodegenError
-from ...codegen.metacode import MetaCode
-from ...codegen.outcomes import LoopStatus
-from ...codegen.phases import CodegenPhase
-from ...codegen.replies import ReplyIntent, classify_reply, is_resume
-from ...memory.errors import CodeMemoryError
+from ...codegen import (
+    CodegenError,
+    CodegenPhase,
+    LoopStatus,
+    MetaCode,
+    ReplyIntent,
+    classify_reply,
+    is_resume,
+)
+from ...memory import CodeMemoryError
 from ..host.lifecycle import LIFECYCLE
 from ..host.llm_port import Meter, PluginLLM
 from ..projects.registry import Project

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...codegen.phases import CodegenPhase, PhaseMachine
-from ...memory.scratchpad import Scratchpad, ScratchpadError
+from ...codegen import CodegenPhase, PhaseMachine
+from ...memory import Scratchpad, ScratchpadError
 
 log = logging.getLogger(__name__)
 

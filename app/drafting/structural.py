@@ -11,10 +11,8 @@ file; "apply" writes it, as for any draft.
 
 from __future__ import annotations
 
-from ...codegen.refactor.edits import Refused
-from ...codegen.refactor.request import MoveRequest, RenameRequest
-from ...codegen.refactor.task import apply_request, structural_metacode
-from ...memory.errors import CodeMemoryError
+from ...codegen import MoveRequest, Refused, RenameRequest, apply_request, structural_metacode
+from ...memory import CodeMemoryError
 from ..projects.lookup import defining_file
 from ..projects.workspace import Turn
 from .loop_run import repo_sources

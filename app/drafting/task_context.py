@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ...codegen.ports import API_REFERENCE, ContextSnippet
+from ...codegen import API_REFERENCE, ContextSnippet
 from ..host.llm_port import Meter
 from ..projects.associative import snippet
 from ..projects.ledger import SHARED_TYPES, TASK_NOTE, RecalledEpisode, context_filter

@@ -15,12 +15,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from ...codegen.loop import Committed, GaveUp, ProgressEvent
-from ...codegen.metacode import MetaCode
-from ...codegen.phases import CodegenPhase
-from ...memory.commits.message import is_good
-from ...memory.errors import TaskNotFound
-from ...memory.scratchpad import Scratchpad
+from ...codegen import CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
+from ...memory import Scratchpad, TaskNotFound, is_good
 from ..host.lifecycle import LIFECYCLE, ShuttingDown
 from ..host.llm_port import Meter
 from ..projects.indexing import PROGRESS_INTERVAL_S, Throttle

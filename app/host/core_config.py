@@ -16,10 +16,8 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from ...codegen.extended import ExtendedConfig
-from ...codegen.loop import LoopConfig
-from ...codegen.sandbox.protect import SandboxPolicy
-from ...memory.extract.languages import LANGUAGES
+from ...codegen import ExtendedConfig, LoopConfig, SandboxPolicy
+from ...memory import LANGUAGES
 from .settings_model import NativeJson, PluginSettings, WriteBackPolicy
 
 #: Validation checks the settings can switch off (parsing always runs).

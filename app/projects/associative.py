@@ -20,20 +20,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...codegen.ports import API_REFERENCE, ContextSnippet
-from ...memory.code_context import SOURCE_ENTITY
-from ...memory.codebase import CodeMemorySystem
-from ...memory.codeindex.indexer import IndexProgress
-from ...memory.errors import CodeMemoryError
-from ...memory.repository.root import check_repository_root
-from ...memory.sources.api_lookup import ApiTable
-from ...memory.sources.catalog import SourceRow
-from ...memory.sources.declared import declared_dependencies
-from ...memory.sources.indexing import AssociativeMemory, SourceOptions, SourceResult
-from ...memory.sources.package_index import configured_index
-from ...memory.sources.spec import (
+from ...codegen import API_REFERENCE, ContextSnippet
+from ...memory import (
+    SOURCE_ENTITY,
+    ApiTable,
+    AssociativeMemory,
+    CodeMemoryError,
+    CodeMemorySystem,
     FolderSource,
+    IndexProgress,
     Source,
+    SourceOptions,
+    SourceResult,
+    SourceRow,
+    check_repository_root,
+    configured_index,
+    declared_dependencies,
     find_source,
     format_sources,
     parse_item,

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ...memory.codeindex.indexer import IndexProgress
+from ...memory import IndexProgress
 from .registry import Project
 
 #: Seconds between two progress notifications of one indexing run.

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...memory.code_context import SOURCE_ENTITY
+from ...memory import SOURCE_ENTITY
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ...codegen.known_code import is_file_name
-from ...memory.code_context import CodeContext
+from ...codegen import is_file_name
+from ...memory import CodeContext
 from ..host.llm_port import Meter, metering
 from .ledger import SHARED_TYPES
 from .registry import Project

@@ -20,12 +20,15 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...memory.codebase import CodeMemorySystem
-from ...memory.codeindex.indexer import WalkedFile
-from ...memory.codeindex.sink_sync import SinkMode
-from ...memory.codeindex.vector_sink import CatVectorSink, NamedEmbedder
-from ...memory.codeindex.walk import default_walker
-from ...memory.commits.index import CommitIndex
+from ...memory import (
+    CatVectorSink,
+    CodeMemorySystem,
+    CommitIndex,
+    NamedEmbedder,
+    SinkMode,
+    WalkedFile,
+    default_walker,
+)
 from ..host.core_config import IndexScope, ProjectConfig
 from ..host.llm_port import small_model
 from .ledger import TaskLedger

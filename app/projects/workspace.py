@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ...memory.repository.root import check_repository_root
+from ...memory import check_repository_root
 from ..host.core_config import PluginConfig, ProjectConfig
 from ..host.environment import cat_data_dir, data_dir, plugin_settings
 from ..host.settings_model import PluginSettings
