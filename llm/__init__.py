@@ -36,12 +36,21 @@ _EXPORTS: dict[str, str] = {
     "Exchange": ".retry",
     "JsonCompleter": ".retry",
     "ask": ".retry",
+    # wrapping a completer, counting its calls
+    "Completer": ".completer",
+    "Decorated": ".completer",
+    "Meter": ".completer",
+    "Metered": ".completer",
 }
 
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__package__ or __name__, _EXPORTS)
 
 if TYPE_CHECKING:
+    from .completer import Completer as Completer
+    from .completer import Decorated as Decorated
+    from .completer import Meter as Meter
+    from .completer import Metered as Metered
     from .errors import LLMError as LLMError
     from .errors import PromptError as PromptError
     from .errors import ReplyRefused as ReplyRefused

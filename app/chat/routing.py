@@ -30,7 +30,7 @@ from ...memory import CodeMemoryError
 from ..drafting.history import apply_if_asked
 from ..drafting.session import Session
 from ..drafting.structural import structural_change
-from ..host.llm_port import plugin_llm
+from ..host.llm_port import PluginLLM
 from ..projects.lookup import IndexedNames, defining_file, named_in_file
 from ..projects.workspace import Turn
 from .commands import answer_command
@@ -106,7 +106,7 @@ def _route(cat: Any, session: Session, turn: Turn, text: str, found: Detection,
     configured = turn.workspace.repository_configured
     if intent is Intent.AMBIGUOUS:  # the LLM decides, where there is code to talk about
         intent = Intent.OTHER
-        if configured and parse_tie_break(plugin_llm(tie_break_prompt(text))):
+        if configured and parse_tie_break(PluginLLM()(tie_break_prompt(text))):
             intent = Intent.CODE_REQUEST
     if intent is Intent.CODE_REQUEST and session.drafting:
         notes.reply = session.busy()

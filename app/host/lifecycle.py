@@ -17,6 +17,7 @@ sandboxed test run would hold the process for as long as that call lasts (docs/a
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import signal
@@ -99,16 +100,18 @@ def call_abandonably(fn: Callable[[str], T], arg: str, stopping: threading.Event
     """``fn(arg)`` in a daemon thread; raises ``ShuttingDown`` if the process stops meanwhile.
 
     The caller may be a ``ThreadPoolExecutor`` worker, which the interpreter joins at exit: it
-    must not stay blocked in a network call the process no longer needs.
+    must not stay blocked in a network call the process no longer needs. ``fn`` runs in the
+    caller's context (its context variables: the turn's LLM, the request's meter).
     """
     if stopping.is_set():
         raise ShuttingDown("the Cat is stopping")
     done = threading.Event()
     box: dict[str, Any] = {}
+    context = contextvars.copy_context()
 
     def run() -> None:
         try:
-            box["value"] = fn(arg)
+            box["value"] = context.run(fn, arg)
         except BaseException as err:  # handed to the caller below
             box["error"] = err
         finally:

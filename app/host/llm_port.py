@@ -1,14 +1,16 @@
 """The one way the plugin calls the Cat's LLM, counted per request.
 
-Every call of the plugin (meta-code, drafts, the judge, reviews, relevance scoring) goes through
-``plugin_llm`` or ``small_model``: the Cat's model resolved at call time (it changes when the
-admin saves the LLM settings), run so that a stopping process never waits for it
-(``lifecycle.call_abandonably``), and counted on the request's ``Meter``: the result message's
-"(N LLM calls)" is every call the request made, scoring included.
+Every call of the plugin (meta-code, drafts, the judge, reviews, relevance scoring, the routing's
+tie-break) goes through ``PluginLLM`` or ``small_model``: the Cat's model resolved at call time
+(it changes when the admin saves the LLM settings), run so that a stopping process never waits
+for it (``lifecycle.call_abandonably``), and counted on the request's ``Meter``
+(``llm/completer.py``): the result message's "(N LLM calls)" is every call the request made,
+scoring included.
 
 Why a context variable for scoring: the memory systems are shared by every user and take one
 ``small_model_fn``; the caller sets its meter around a retrieval (``metering``) and the scoring
-coroutines, which run in that thread's event loop, see it.
+coroutines, which run in that thread's event loop, see it. Inside a user's turn the calls go to
+the turn's own ``cat.llm`` (``turn_scope``), so the Cat lists them in the answer's ``why``.
 """
 
 from __future__ import annotations
@@ -17,56 +19,16 @@ import asyncio
 import contextlib
 import contextvars
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
+from ...llm import Completer, Decorated, Meter
 from .lifecycle import LIFECYCLE, call_abandonably
-from .structured_llm import StructuredChatLLM
+from .structured_llm import ChatModel, StructuredChatLLM
 
 _current_meter: contextvars.ContextVar[Meter | None] = contextvars.ContextVar(
     "codemem_meter", default=None)
-_turn_llm: contextvars.ContextVar[Callable[[str], Any] | None] = contextvars.ContextVar(
+_turn_llm: contextvars.ContextVar[Completer | None] = contextvars.ContextVar(
     "codemem_turn_llm", default=None)
-
-
-class Meter:
-    """LLM calls and prompt characters of one request (thread-safe)."""
-
-    def __init__(self, calls: int = 0) -> None:
-        self._lock = threading.Lock()
-        self.calls = calls
-        self.prompt_chars = 0
-
-    def count(self, prompt: str) -> None:
-        with self._lock:
-            self.calls += 1
-            self.prompt_chars += len(prompt)
-
-    def wrap(self, llm: Callable[[str], str]) -> Callable[[str], str]:
-        """``llm`` counted on this meter (its native JSON call too, when it has one)."""
-        return _Counted(self, llm)
-
-
-class _Counted:
-    """A completer whose calls are counted on a meter; keeps ``complete_json`` if it has one."""
-
-    def __init__(self, meter: Meter, llm: Callable[[str], str]) -> None:
-        self._meter, self._llm = meter, llm
-        native = getattr(llm, "complete_json", None)
-        if callable(native):
-            self.complete_json = self._counted_json(native)
-
-    def __call__(self, prompt: str) -> str:
-        self._meter.count(prompt)
-        return self._llm(prompt)
-
-    def _counted_json(self, native: Callable[[str, Mapping[str, Any]], str]
-                      ) -> Callable[[str, Mapping[str, Any]], str]:
-        def counted(prompt: str, json_schema: Mapping[str, Any]) -> str:
-            self._meter.count(prompt)
-            return native(prompt, json_schema)
-
-        return counted
 
 
 @contextlib.contextmanager
@@ -86,10 +48,18 @@ def cat_llm(prompt: str) -> str:
     return str(CheshireCat().llm(prompt))
 
 
+def cat_chat_model() -> ChatModel:
+    """The Cat's LangChain chat model, resolved at call time (for native JSON requests)."""
+    from cat.looking_glass.cheshire_cat import CheshireCat  # absent outside the Cat
+
+    model: ChatModel = CheshireCat()._llm
+    return model
+
+
 @contextlib.contextmanager
-def turn_scope(cat: Any) -> Iterator[None]:
-    """Calls made in this block (and in coroutines it starts) go through the turn's own
-    ``cat.llm``, so the Cat lists them in the answer's ``why.model_interactions``.
+def turn_scope(cat: object) -> Iterator[None]:
+    """Calls made in this block (and in coroutines and abandonable calls it starts) go through
+    the turn's own ``cat.llm``, so the Cat lists them in the answer's ``why.model_interactions``.
 
     Only a user's turn has one (a ``StrayCat``: it has a ``user_id``); work that outlives the
     turn (the draft loop, indexing) runs in threads that start without this scope and use the
@@ -103,51 +73,39 @@ def turn_scope(cat: Any) -> Iterator[None]:
         _turn_llm.reset(token)
 
 
-def plugin_llm(prompt: str) -> str:
-    """The Cat's LLM as the plugin's cores use it: abandoned when the work must stop."""
-    return call_abandonably(_llm_for_now(), prompt, LIFECYCLE.stopping)
-
-
-def _llm_for_now() -> Callable[[str], str]:
-    """The turn's LLM inside ``turn_scope``, else the Cat's (read before changing threads)."""
+def _current_llm(prompt: str) -> str:
+    """The turn's LLM inside ``turn_scope``, else the Cat's (both looked up at call time, so
+    tests can replace ``cat_llm``)."""
     turn = _turn_llm.get()
-    if turn is None:
-        return _resolved_llm
-    return lambda prompt: str(turn(prompt))
+    return str(turn(prompt)) if turn is not None else cat_llm(prompt)
 
 
-def _resolved_llm(prompt: str) -> str:
-    return cat_llm(prompt)  # looked up at call time, so tests can replace ``cat_llm``
+def _chat_model() -> ChatModel:
+    return cat_chat_model()  # looked up at call time, so tests can replace ``cat_chat_model``
 
 
-def cat_chat_model() -> Any:
-    """The Cat's LangChain chat model, resolved at call time (for native JSON requests)."""
-    from cat.looking_glass.cheshire_cat import CheshireCat  # absent outside the Cat
+class PluginLLM(Decorated):
+    """The Cat's LLM as the cores use it, every call abandoned when the work must stop.
 
-    return CheshireCat()._llm
-
-
-class PluginLLM:
-    """``plugin_llm`` with, when ``native_json`` names a mode, ``complete_json``: the cores ask
-    for JSON through it (``llm.retry.complete``), and models that cannot be asked get the plain
-    call (``structured_llm``). Every call is abandoned when the process stops."""
+    With ``native_json`` (a mode of the "Native JSON mode" setting) it also has
+    ``complete_json``: the cores then ask for JSON through it (``llm/retry.py``), and a model
+    that cannot be asked gets the plain call (``structured_llm``).
+    """
 
     def __init__(self, native_json: str = "") -> None:
-        self.native_json = native_json
+        inner: Completer = _current_llm
         if native_json:
-            self.complete_json = self._complete_json
+            inner = StructuredChatLLM(_shared_llm, _chat_model, mode=native_json)
+        super().__init__(inner)
+        self.native_json = native_json
 
-    def __call__(self, prompt: str) -> str:
-        return plugin_llm(prompt)
-
-    def _complete_json(self, prompt: str, json_schema: Mapping[str, Any]) -> str:
-        structured = StructuredChatLLM(_resolved_llm, lambda: chat_model(), mode=self.native_json)
-        return call_abandonably(lambda text: structured.complete_json(text, json_schema), prompt,
-                                LIFECYCLE.stopping)
+    def _call(self, call: Completer, prompt: str) -> str:
+        return call_abandonably(call, prompt, LIFECYCLE.stopping)
 
 
-def chat_model() -> Any:
-    return cat_chat_model()  # looked up at call time, so tests can replace ``cat_chat_model``
+def _shared_llm(prompt: str) -> str:
+    """The Cat's shared LLM, looked up at call time (the native JSON path's plain fallback)."""
+    return cat_llm(prompt)
 
 
 async def small_model(prompt: str) -> str:
@@ -158,16 +116,15 @@ async def small_model(prompt: str) -> str:
     """
     meter = _current_meter.get()
     if meter is not None:
-        meter.count(prompt)
-    llm = _llm_for_now()
+        meter.record(prompt)
     loop = asyncio.get_running_loop()
     future: asyncio.Future[str] = loop.create_future()
+    context = contextvars.copy_context()  # the turn's LLM, read in the worker thread
 
     def run() -> None:
-        result: Any = None
-        error: BaseException | None = None
+        result, error = "", None
         try:
-            result = call_abandonably(llm, prompt, LIFECYCLE.stopping)
+            result = context.run(call_abandonably, _current_llm, prompt, LIFECYCLE.stopping)
         except BaseException as err:  # handed to the awaiting coroutine
             error = err
         try:
@@ -179,10 +136,11 @@ async def small_model(prompt: str) -> str:
     return await future
 
 
-def _settle(future: asyncio.Future[str], result: Any, error: BaseException | None) -> None:
+def _settle(future: asyncio.Future[str], result: str, error: BaseException | None) -> None:
     if future.done():
         return
     if error is not None:
         future.set_exception(error)
     else:
         future.set_result(result)
+

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from codemem.app.host.structured_llm import AsyncStructuredChatLLM, StructuredChatLLM
+from codemem.app.host.structured_llm import StructuredChatLLM
 from codemem.codegen.reply_models import review_spec
 from codemem.llm.retry import ask
 
@@ -96,10 +96,8 @@ def test_ollama_models_send_format_json(server) -> None:
     from cat.factory.custom_llm import CustomOllama
 
     model = CustomOllama(base_url=server + "/", model="llama3")
-    llm = AsyncStructuredChatLLM(StructuredChatLLM(plain, lambda: model))
-    import asyncio
-
-    text = asyncio.run(llm.complete_json("JSON please", {"type": "object"}))
+    llm = StructuredChatLLM(plain, lambda: model)
+    text = llm.complete_json("JSON please", {"type": "object"})
     assert json.loads(text)["verdict"] == "changes"
     (path, body), = Recorder.bodies
     assert path == "/api/chat" and body["format"] == "json"
