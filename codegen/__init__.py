@@ -19,6 +19,8 @@ _EXPORTS: dict[str, str] = {
     "CodegenError": ".errors",
     "IllegalTransition": ".errors",
     "MetaCodeInvalid": ".errors",
+    # the draft run's defaults (one table)
+    "DRAFT_RUN_DEFAULTS": ".defaults",
     # reading messages: commands, requests, questions, replies
     "Command": ".commands",
     "Found": ".commands",
@@ -88,6 +90,7 @@ if TYPE_CHECKING:
     from .commands import Found as Found
     from .commands import claimed as claimed
     from .commands import detect_command as detect_command
+    from .defaults import DRAFT_RUN_DEFAULTS as DRAFT_RUN_DEFAULTS
     from .diffs import file_diffs as file_diffs
     from .diffs import render_diffs as render_diffs
     from .edits.api import apply_reply as apply_reply

@@ -122,9 +122,10 @@ class ExtendedDeps:
     emit: Callable[[str, str, str], None]
     #: one more iteration with the review's feedback: Revised, or why it was not applied
     revise: Callable[[str, str], Revised | str]
-    timeout_s: float = 30.0
-    memory_mb: int = 512
-    sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
+    #: the run's sandbox limits and policy (``LoopConfig``'s)
+    timeout_s: float
+    memory_mb: int
+    sandbox_policy: SandboxPolicy
 
 
 def run_extended(deps: ExtendedDeps, files: dict[str, str], commit_id: str,

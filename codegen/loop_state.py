@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..llm.completer import Metered
+from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .extended import ExtendedConfig
 from .metacode import MetaCode
 from .ports import (
@@ -42,16 +43,16 @@ from .validate import select_related_tests, validate_draft
 class LoopConfig:
     """Budget, stuck detection, sandbox limits and the extended steps' switches."""
 
-    max_iterations: int = 4
+    max_iterations: int = DEFAULTS.max_iterations
     #: Stop when this many iterations in a row fail the same way (0 switches it off).
     stuck_after: int = 2
     judge: bool = True
     #: The Python the REPOSITORY targets (drafts are parsed for it, not for the Cat's).
-    python_version: str = "3.10"
-    timeout_s: float = 60.0
-    memory_mb: int = 1024
+    python_version: str = DEFAULTS.python_version
+    timeout_s: float = DEFAULTS.timeout_s
+    memory_mb: int = DEFAULTS.memory_mb
     #: Which sandbox protections generated code and tests require (the admin's setting).
-    sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
+    sandbox_policy: SandboxPolicy = DEFAULTS.sandbox_policy
     context_limit: int = 6
     history_limit: int = 6
     #: calls per judge answer (the first included) before an unreadable one is disagreement

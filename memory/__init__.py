@@ -19,7 +19,9 @@ _EXPORTS: dict[str, str] = {
     "CodeMemoryError": ".errors",
     "StoreCorrupt": ".errors",
     "TaskNotFound": ".errors",
-    # the memory API (docs/memory-api.md)
+    # the memory API (docs/memory-api.md) and its defaults (one table)
+    "MEMORY_DEFAULTS": ".defaults",
+    "CODE_MEMORY_DEFAULTS": ".defaults",
     "MemorySystem": ".system",
     "SyncMemorySystem": ".sync",
     "CodeMemorySystem": ".codebase",
@@ -88,6 +90,8 @@ if TYPE_CHECKING:
     from .commits.index import CommitIndex as CommitIndex
     from .commits.info import CommitInfo as CommitInfo
     from .commits.message import is_good as is_good
+    from .defaults import CODE_MEMORY_DEFAULTS as CODE_MEMORY_DEFAULTS
+    from .defaults import MEMORY_DEFAULTS as MEMORY_DEFAULTS
     from .errors import CodeMemoryError as CodeMemoryError
     from .errors import StoreCorrupt as StoreCorrupt
     from .errors import TaskNotFound as TaskNotFound

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shutil
 
-from ...codegen import SandboxPolicy, sandbox_capabilities
+from ...codegen import sandbox_capabilities
 from ...memory import CodeMemoryError
 from ..drafting.session import Session
 from ..host.environment import requirements_problems
@@ -59,8 +59,7 @@ def status_report(session: Session, turn: Turn, missing: list[str]) -> str:
 def _sandbox_lines(settings: PluginSettings) -> list[str]:
     """The sandbox protections this host gives generated code, and what the policy does."""
     protections = sandbox_capabilities()
-    policy = SandboxPolicy[settings.sandbox_policy.name]
-    missing = protections.missing(list(policy.required()))
+    missing = protections.missing(list(settings.sandbox_policy.policy().required()))
     lines = [f"- sandbox: {protections.summary()} (policy: {settings.sandbox_policy.value})"]
     if missing:
         lines.append("- warning: generated code will not run: the sandbox lacks "

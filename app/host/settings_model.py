@@ -16,6 +16,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ...codegen import DRAFT_RUN_DEFAULTS, SandboxPolicy
+from ...memory import CODE_MEMORY_DEFAULTS
+
+#: The plugin's project is a ``CodeMemorySystem``: its retrieval defaults are the plugin's.
+RETRIEVAL = CODE_MEMORY_DEFAULTS
+#: A draft run's defaults (``codegen/defaults.py``).
+DRAFT = DRAFT_RUN_DEFAULTS
+
 _TEXTAREA = {"extra": {"type": "Textarea"}}
 
 
@@ -26,16 +34,19 @@ class WriteBackPolicy(str, Enum):
     confirm = "confirm: only after the user says 'apply'"
 
 
-class SandboxPolicy(str, Enum):
-    """When generated code may run; member names match ``codegen.SandboxPolicy``.
-
-    Map with ``codegen.SandboxPolicy[settings.sandbox_policy.name]``. Generated code never runs
-    as root, whatever is chosen here.
+class SandboxChoice(str, Enum):
+    """When generated code may run: the core's ``SandboxPolicy`` in the admin's words (its
+    member names are the policy's; ``policy`` maps one onto the other). Generated code never
+    runs as root, whatever is chosen here.
     """
 
     require_isolation = "refuse without file and network isolation (recommended)"
     require_all = "refuse unless every sandbox protection is active"
     allow_weaker = "run with whatever protections this host has (not safe)"
+
+    def policy(self) -> SandboxPolicy:
+        """The core's policy this choice names."""
+        return SandboxPolicy[self.name]
 
 
 class PythonVersion(str, Enum):
@@ -101,63 +112,67 @@ class PluginSettings(BaseModel):
         description="What indexing copies into the Cat's declarative memory, where the Cat's "
         "own recall compares it with every message. Applied at the next indexing run.")
     python_version: PythonVersion = Field(
-        PythonVersion.py310, title="Repository Python version",
+        PythonVersion(DRAFT.python_version), title="Repository Python version",
         description="Drafts are parsed and linted for this version.")
     max_file_kb: int = Field(
         1024, ge=1, le=102400, title="Largest file indexed (KiB)",
         description="Bigger files are skipped and reported.")
-    # -- retrieval (seed 004 defaults) -------------------------------------------------------
+    # -- retrieval (the code memory's defaults: memory/defaults.py) ---------------------------
     relevance_threshold: float = Field(
-        0.7, ge=0.0, le=1.0, title="Relevance threshold",
+        RETRIEVAL.relevance_threshold, ge=0.0, le=1.0, title="Relevance threshold",
         description="Minimum LLM relevance score (0-1) for a memory to reach a prompt.")
     max_memories: int = Field(
-        15, ge=1, le=200, title="Max memories",
+        RETRIEVAL.max_memories, ge=1, le=200, title="Max memories",
         description="Most memories put into one prompt.")
     scoring_mode: ScoringMode = Field(
-        ScoringMode.listwise, title="Scoring mode",
+        ScoringMode(RETRIEVAL.scoring_mode), title="Scoring mode",
         description="listwise: one LLM call scores all candidates of a retrieval (by id); "
-        "pointwise: one call per candidate (the seed's scheme, many more calls).")
+        "pointwise: one call per candidate (many more calls).")
     native_json: NativeJson = Field(
         NativeJson.off, title="Native JSON mode",
         description="Ask the Cat's model for JSON natively for meta-code, the judge, "
         "documentation and review (OpenAI-compatible models: response_format; Ollama: "
         "format=json; other models: unchanged). Replies are read tolerantly either way.")
     batch_size: int = Field(
-        10, ge=1, le=100, title="Scoring batch size",
+        RETRIEVAL.batch_size, ge=1, le=100, title="Scoring batch size",
         description="Concurrent LLM scoring calls.")
     retry_attempts: int = Field(
-        3, ge=1, le=10, title="Retry attempts",
+        RETRIEVAL.retry_attempts, ge=1, le=10, title="Retry attempts",
         description="Attempts per LLM scoring call (exponential backoff between them).")
     retry_delay: float = Field(
-        1.0, ge=0.0, le=60.0, title="Retry delay (s)",
+        RETRIEVAL.retry_delay, ge=0.0, le=60.0, title="Retry delay (s)",
         description="First backoff delay; doubles at each further attempt.")
     enable_caching: bool = Field(
-        True, title="Cache relevance scores",
+        RETRIEVAL.enable_caching, title="Cache relevance scores",
         description="Reuse LLM scores for the same question and unchanged code.")
     enable_dependency_boost: bool = Field(
-        True, title="Dependency boost",
+        RETRIEVAL.enable_dependency_boost, title="Dependency boost",
         description="Raise code the current file imports or calls, or that calls into it.")
     dependency_boost_amount: float = Field(
-        0.15, ge=0.0, le=1.0, title="Dependency boost amount", description="Added to the score.")
+        RETRIEVAL.dependency_boost_amount, ge=0.0, le=1.0, title="Dependency boost amount",
+        description="Added to the score.")
     enable_recency_boost: bool = Field(
-        True, title="Recency boost", description="Raise code changed recently.")
+        RETRIEVAL.enable_recency_boost, title="Recency boost",
+        description="Raise code changed recently.")
     recency_boost_amount: float = Field(
-        0.10, ge=0.0, le=1.0, title="Recency boost amount", description="Added to the score.")
+        RETRIEVAL.recency_boost_amount, ge=0.0, le=1.0, title="Recency boost amount",
+        description="Added to the score.")
     recency_days: int = Field(
-        7, ge=1, le=3650, title="Recency window (days)",
+        RETRIEVAL.recency_days, ge=1, le=3650, title="Recency window (days)",
         description="Code changed within this many days counts as recent.")
     # -- draft loop --------------------------------------------------------------------------
+    #: The plugin's own default, one more than a library caller's (``DRAFT.max_iterations``).
     max_iterations: int = Field(
         5, ge=1, le=50, title="Max iterations",
         description="Draft attempts per request before giving up with the last report.")
     test_timeout_s: int = Field(
-        60, ge=1, le=3600, title="Test timeout (s)",
+        int(DRAFT.timeout_s), ge=1, le=3600, title="Test timeout (s)",
         description="Wall-clock limit of one sandboxed test run.")
     memory_limit_mb: int = Field(
-        1024, ge=64, le=65536, title="Sandbox memory limit (MiB)",
+        DRAFT.memory_mb, ge=64, le=65536, title="Sandbox memory limit (MiB)",
         description="Address-space limit of sandboxed runs.")
-    sandbox_policy: SandboxPolicy = Field(
-        SandboxPolicy.require_isolation, title="Sandbox policy",
+    sandbox_policy: SandboxChoice = Field(
+        SandboxChoice[DRAFT.sandbox_policy.name], title="Sandbox policy",
         description="What happens when a sandbox protection is missing on this host (see "
         "the README section 'Safety'): refuse to run generated code and tests without file "
         "and network isolation, refuse without every protection, or run anyway. Generated "

@@ -86,7 +86,8 @@ def test_an_identity_change_rebuilds_and_the_old_project_closes_after_its_lease(
 
 def test_identity_and_fingerprint():
     base = ProjectConfig(root="/r", data_dir="/d", embedder_name="E")
-    tuned = dataclasses.replace(base, tuning=RetrievalTuning(relevance_threshold=0.5))
+    tuned = dataclasses.replace(base, tuning=dataclasses.replace(base.tuning,
+                                                                 relevance_threshold=0.5))
     assert tuned.identity == base.identity and tuned.fingerprint() != base.fingerprint()
     assert dataclasses.replace(base, embedder_name="F").identity != base.identity
 

@@ -106,14 +106,13 @@ def test_enum_values_as_stored_by_the_cat_round_trip():
     assert settings.python_version is PythonVersion.py312 and problems == []
 
 
-def test_sandbox_policy_is_a_select_whose_names_map_onto_the_sandbox():
-    from codemem.app.host.settings_model import SandboxPolicy
-    from codemem.codegen import SandboxPolicy as CorePolicy
+def test_sandbox_policy_is_a_select_each_of_whose_choices_names_a_policy_of_the_sandbox():
+    from codemem.app.host.settings_model import SandboxChoice
+    from codemem.codegen import SandboxPolicy
 
-    assert PluginSettings().sandbox_policy is SandboxPolicy.require_isolation
-    assert "enum" in json.dumps(schema()["$defs"]["SandboxPolicy"])
-    for member in SandboxPolicy:
-        assert CorePolicy[member.name].value == member.name
-    assert CorePolicy[PluginSettings().sandbox_policy.name].required() == ("files", "network")
+    assert PluginSettings().sandbox_policy is SandboxChoice.require_isolation
+    assert "enum" in json.dumps(schema()["$defs"]["SandboxChoice"])
+    assert [choice.policy() for choice in SandboxChoice] == list(SandboxPolicy)
+    assert PluginSettings().sandbox_policy.policy().required() == ("files", "network")
     stored, problems = read_settings({"sandbox_policy": "no such policy"})
-    assert stored.sandbox_policy is SandboxPolicy.require_isolation and problems
+    assert stored.sandbox_policy is SandboxChoice.require_isolation and problems
