@@ -11,8 +11,8 @@ it with objects shaped like the Cat's.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from ..memory import CodeMemoryError
 from .chat.index_jobs import index_at_startup as index_in_background
@@ -28,14 +28,20 @@ from .drafting.history import draft_history as history_list
 from .drafting.history import redo_draft as history_redo
 from .drafting.history import roll_back_draft as history_roll_back
 from .drafting.session import Session
+from .host.cat_types import CatForm, CatHost, FormStates, StrayCat, UserMessage
 from .host.environment import PLUGIN_ID, missing_settings
 from .host.llm_port import turn_scope
 from .process import GENERATION, retire_live
 from .projects.lookup import search
 from .projects.workspace import Turn, UserLink, Workspace
 
+#: The request form's class of this import (``forms.CodeRequestForm``).
+FormClass = Callable[[StrayCat], CatForm]
+#: The agent's input, which the Cat hands on to the prompt (``before_agent_starts``).
+AgentInput = TypeVar("AgentInput")
 
-def session_turn(cat: Any) -> tuple[Session, Turn]:
+
+def session_turn(cat: StrayCat) -> tuple[Session, Turn]:
     """The user's session and this call's turn (this import of the plugin made the live one)."""
     GENERATION.claim()
     session = GENERATION.sessions.of(str(cat.user_id), cat.working_memory)
@@ -44,27 +50,26 @@ def session_turn(cat: Any) -> tuple[Session, Turn]:
 
 # -- hooks of a chat turn, in the Cat's order ----------------------------------------------------
 
-def read_message(cat: Any, message: Any, form_class: Callable[[Any], Any]) -> Any:
+def read_message(cat: StrayCat, message: UserMessage, form_class: FormClass) -> UserMessage:
     """``before_cat_reads_message``: report, answer or route the message (``chat.routing``)."""
     notes = begin_turn()
     with turn_scope(cat):
         session, turn = session_turn(cat)
-        route_message(cat, session, turn, str(getattr(message, "text", "") or ""), form_class,
-                      notes)
+        route_message(cat, session, turn, str(message.text or ""), form_class, notes)
     return message
 
 
-def widen_recall(config: dict[str, Any]) -> dict[str, Any]:
+def widen_recall(config: dict[str, Any]) -> dict[str, Any]:  # Any: the Cat's recall options
     """``before_cat_recalls_declarative_memories``: a few more, code points go afterwards."""
     return widen_declarative_recall(config)
 
 
-def after_recall(cat: Any) -> None:
+def after_recall(cat: StrayCat) -> None:
     """``after_cat_recalls_memories``: code out of the ordinary recall."""
-    split_recall(cat.working_memory, getattr(cat.mad_hatter, "procedures", []), PLUGIN_ID)
+    split_recall(cat.working_memory, cat.mad_hatter.procedures, PLUGIN_ID)
 
 
-def prompt_variables(cat: Any, agent_input: Any) -> Any:
+def prompt_variables(cat: StrayCat, agent_input: AgentInput) -> AgentInput:
     """``before_agent_starts``: this turn's code context as a prompt variable."""
     with turn_scope(cat):
         context = code_context(lambda: session_turn(cat)[1].workspace.project())
@@ -77,7 +82,7 @@ def prompt_suffix(suffix: str) -> str:
     return add_code_section(suffix)
 
 
-def fast_reply(cat: Any, reply: dict[str, Any]) -> dict[str, Any]:
+def fast_reply(cat: StrayCat, reply: dict[str, object]) -> dict[str, object]:
     """``agent_fast_reply``: what the plugin answers directly, else nothing (the Cat, or the
     request form routed this turn, answers)."""
     notes = turn_notes()
@@ -92,7 +97,7 @@ def fast_reply(cat: Any, reply: dict[str, Any]) -> dict[str, Any]:
 
 # -- the request form ----------------------------------------------------------------------------
 
-def advance_form(form: Any, states: Any) -> dict[str, str]:
+def advance_form(form: CatForm, states: FormStates) -> dict[str, str]:
     """``CodeRequestForm.next``."""
     if GENERATION.stale:  # the Cat still holds a form of a retired import of the plugin
         return stale_form(form, states)
@@ -100,7 +105,7 @@ def advance_form(form: Any, states: Any) -> dict[str, str]:
         return advance(form, states)
 
 
-def submit_request(cat: Any, form_data: Any) -> str:
+def submit_request(cat: StrayCat, form_data: Mapping[str, object]) -> str:
     """``CodeRequestForm.submit``: the session answers with proposed meta-code."""
     if GENERATION.stale:
         return STALE_FORM
@@ -111,18 +116,18 @@ def submit_request(cat: Any, form_data: Any) -> str:
 
 # -- tools ---------------------------------------------------------------------------------------
 
-def status(cat: Any) -> str:
+def status(cat: StrayCat) -> str:
     """``code_memory_status``."""
     with turn_scope(cat):
         return status_report(*session_turn(cat), missing_settings(cat))
 
 
-def start_indexing(cat: Any) -> str:
+def start_indexing(cat: StrayCat) -> str:
     """``index_code_repository``: progress and result go to chat."""
     return start_index_run(session_turn(cat)[1], notify=True)
 
 
-def search_code(cat: Any, question: str) -> str:
+def search_code(cat: StrayCat, question: str) -> str:
     """``search_code``: code relevant to ``question`` (LLM-scored), for the agent."""
     if not (question or "").strip():
         return "Say what code you are looking for."
@@ -134,24 +139,24 @@ def search_code(cat: Any, question: str) -> str:
             return f"Cannot search the code: {err}"
 
 
-def draft_history(cat: Any) -> str:
+def draft_history(cat: StrayCat) -> str:
     """``draft_history``."""
     return history_list(*session_turn(cat))
 
 
-def roll_back_draft(cat: Any, which: str) -> str:
+def roll_back_draft(cat: StrayCat, which: str) -> str:
     """``roll_back_draft``."""
     return history_roll_back(*session_turn(cat), which)
 
 
-def redo_draft(cat: Any) -> str:
+def redo_draft(cat: StrayCat) -> str:
     """``redo_draft``."""
     return history_redo(*session_turn(cat))
 
 
 # -- the Cat's start-up, and the plugin's activation ---------------------------------------------
 
-def index_at_startup(cheshire_cat: Any) -> None:
+def index_at_startup(cheshire_cat: CatHost) -> None:
     """``after_cat_bootstrap``: bring the configured repository's index up to date.
 
     ``cheshire_cat`` is the ``CheshireCat`` itself: no user, no working memory. Everything but
@@ -174,7 +179,7 @@ def deactivated() -> None:
 
 
 class _NoWorkingMemory:
-    """The working memory of a call without a user (the Cat at start-up)."""
+    """The working memory of a call without a user (the Cat at start-up): empty."""
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> object:
         return default

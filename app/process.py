@@ -33,7 +33,6 @@ import threading
 import time
 import types
 from collections.abc import Callable
-from typing import Any
 
 from ..codegen import SANDBOX_LAUNCHER
 from ..memory import EXTRACT_WORKER_MARKER
@@ -150,7 +149,7 @@ class _Home(types.ModuleType):
     """The process-wide record (a module object, so it can sit in ``sys.modules``)."""
 
     lock: threading.Lock
-    live: Any
+    live: Generation | None
     exit_hook: bool
 
 

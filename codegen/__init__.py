@@ -57,6 +57,8 @@ _EXPORTS: dict[str, str] = {
     "API_REFERENCE": ".ports",
     "Completer": ".ports",
     "ContextSnippet": ".ports",
+    "EpisodeRecord": ".ports",
+    "Notes": ".ports",
     "apply_reply": ".edits.api",
     "judge_draft": ".judge",
     "file_diffs": ".diffs",
@@ -124,6 +126,8 @@ if TYPE_CHECKING:
     from .ports import API_REFERENCE as API_REFERENCE
     from .ports import Completer as Completer
     from .ports import ContextSnippet as ContextSnippet
+    from .ports import EpisodeRecord as EpisodeRecord
+    from .ports import Notes as Notes
     from .refactor.edits import Refused as Refused
     from .refactor.request import MoveRequest as MoveRequest
     from .refactor.request import RenameRequest as RenameRequest

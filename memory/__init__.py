@@ -27,8 +27,11 @@ _EXPORTS: dict[str, str] = {
     "CodeMemorySystem": ".codebase",
     "CodeContext": ".code_context",
     "SOURCE_ENTITY": ".code_context",
+    "Filters": ".store.support",
+    "Metadata": ".store.support",
     "Candidate": ".retrieval.results",
     "ScoredMemory": ".retrieval.results",
+    "Embedder": ".retrieval.embedding",
     "HashingEmbedder": ".retrieval.embedding",
     # the scratchpad
     "Scratchpad": ".scratchpad",
@@ -46,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "CatVectorSink": ".codeindex.vector_sink",
     "NamedEmbedder": ".codeindex.vector_sink",
     "is_code_point": ".codeindex.vector_sink",
+    "VectorCollection": ".codeindex.vector_sink",
     # the draft history
     "CommitIndex": ".commits.index",
     "CommitInfo": ".commits.info",
@@ -85,6 +89,7 @@ if TYPE_CHECKING:
     from .codeindex.sink_sync import SinkMode as SinkMode
     from .codeindex.vector_sink import CatVectorSink as CatVectorSink
     from .codeindex.vector_sink import NamedEmbedder as NamedEmbedder
+    from .codeindex.vector_sink import VectorCollection as VectorCollection
     from .codeindex.vector_sink import is_code_point as is_code_point
     from .codeindex.walk import default_walker as default_walker
     from .commits.index import CommitIndex as CommitIndex
@@ -102,6 +107,7 @@ if TYPE_CHECKING:
     from .repository.root import check_repository_root as check_repository_root
     from .repository.writeback import WriteBackRefused as WriteBackRefused
     from .repository.writeback import write_back as write_back
+    from .retrieval.embedding import Embedder as Embedder
     from .retrieval.embedding import HashingEmbedder as HashingEmbedder
     from .retrieval.results import Candidate as Candidate
     from .retrieval.results import ScoredMemory as ScoredMemory
@@ -122,5 +128,7 @@ if TYPE_CHECKING:
     from .sources.spec import parse_sources as parse_sources
     from .sources.spec import split_items as split_items
     from .sources.spec import unique_sources as unique_sources
+    from .store.support import Filters as Filters
+    from .store.support import Metadata as Metadata
     from .sync import SyncMemorySystem as SyncMemorySystem
     from .system import MemorySystem as MemorySystem

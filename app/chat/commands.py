@@ -8,12 +8,11 @@ sources' ("add source ...", "list sources", "remove source ...") are recognised 
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...codegen import Command, Found, claimed, detect_command
 from ...memory import CodeMemoryError
 from ..drafting.history import draft_history, redo_draft, roll_back_draft
 from ..drafting.session import Session
+from ..host.cat_types import StrayCat
 from ..host.environment import cat_data_dir, missing_settings, save_settings
 from ..projects.associative import add_source, list_sources, remove_source
 from ..projects.workspace import Turn
@@ -24,7 +23,7 @@ from .status import status_report
 SOURCE_COMMANDS = frozenset({Command.ADD_SOURCE, Command.LIST_SOURCES, Command.REMOVE_SOURCE})
 
 
-def answer_command(cat: Any, session: Session, turn: Turn, text: str) -> str | None:
+def answer_command(cat: StrayCat, session: Session, turn: Turn, text: str) -> str | None:
     """The answer to a plugin command, or ``None`` when ``text`` is none (or not for this
     user: the draft-history commands belong to users with a task)."""
     found = detect_command(text)
@@ -37,7 +36,7 @@ def answer_command(cat: Any, session: Session, turn: Turn, text: str) -> str | N
     return _plugin_command(cat, session, turn, found)
 
 
-def _plugin_command(cat: Any, session: Session, turn: Turn, found: Found) -> str | None:
+def _plugin_command(cat: StrayCat, session: Session, turn: Turn, found: Found) -> str | None:
     if found.command is Command.STATUS:
         return status_report(session, turn, missing_settings(cat))
     if found.command is Command.INDEX:
@@ -51,7 +50,7 @@ def _plugin_command(cat: Any, session: Session, turn: Turn, found: Found) -> str
     return redo_draft(session, turn)
 
 
-def _source_command(cat: Any, turn: Turn, found: Found) -> str:
+def _source_command(cat: StrayCat, turn: Turn, found: Found) -> str:
     """"add source ...", "list sources", "remove source ...": a changed list is saved as the
     setting (as the admin panel would) and indexed at once."""
     workspace = turn.workspace

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...memory import CodeMemoryError, is_code_point
+from ..host.cat_types import Procedure, Recalled, WorkingMemory
 from ..projects.lookup import retrieve
 from ..projects.registry import Project
 
@@ -50,7 +51,7 @@ class TurnNotes:
     #: Declarative memories the Cat asked for (before widening).
     wanted: int | None = None
     #: Code points the Cat's recall found this turn.
-    code: list[Any] = field(default_factory=list)
+    code: list[Recalled] = field(default_factory=list)
     #: The code context for the prompt (retrieval for a question, else the recalled points).
     context: str = ""
 
@@ -68,7 +69,7 @@ def notes() -> TurnNotes:
     return current if current is not None else begin_turn()
 
 
-def widen_declarative_recall(config: dict[str, Any]) -> dict[str, Any]:
+def widen_declarative_recall(config: dict[str, Any]) -> dict[str, Any]:  # Any: see entry.py
     """Recall more declarative memories, remembering how many the Cat wanted."""
     turn = notes()
     turn.wanted = int(config.get("k", 3))
@@ -77,7 +78,7 @@ def widen_declarative_recall(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-def split_code_recall(working_memory: Any) -> None:
+def split_code_recall(working_memory: WorkingMemory) -> None:
     """Keep code points out of the ordinary declarative recall; keep them for the prompt."""
     turn = notes()
     recalled = list(working_memory.declarative_memories or [])
@@ -88,7 +89,7 @@ def split_code_recall(working_memory: Any) -> None:
     turn.code = code[:MAX_CODE_IN_PROMPT]
 
 
-def drop_procedures(working_memory: Any, names: set[str]) -> None:
+def drop_procedures(working_memory: WorkingMemory, names: set[str]) -> None:
     """Forget this turn's recalled triggers of ``names`` (the plugin's own tools and form).
 
     On a question the plugin already retrieved for, offering ``search_code`` again would only
@@ -121,7 +122,8 @@ def add_code_section(prompt_suffix: str) -> str:
     return prompt_suffix + SECTION
 
 
-def after_recall(working_memory: Any, procedures: Iterable[Any], plugin_id: str) -> None:
+def after_recall(working_memory: WorkingMemory, procedures: Iterable[Procedure],
+                 plugin_id: str) -> None:
     """Code out of the ordinary recall; on a code question, the plugin's procedures too."""
     split_code_recall(working_memory)
     if notes().question:

@@ -13,7 +13,6 @@ correction) unless it asks for another target.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ...codegen import (
     Detection,
@@ -30,6 +29,7 @@ from ...memory import CodeMemoryError
 from ..drafting.history import apply_if_asked
 from ..drafting.session import Session
 from ..drafting.structural import structural_change
+from ..host.cat_types import CatForm, StrayCat
 from ..host.llm_port import PluginLLM
 from ..projects.lookup import IndexedNames, defining_file, named_in_file
 from ..projects.workspace import Turn
@@ -38,8 +38,8 @@ from .recall import TurnNotes
 from .request_form import form_asks, prefill, tidy_form
 
 
-def route_message(cat: Any, session: Session, turn: Turn, text: str,
-                  form_class: Callable[[Any], Any], notes: TurnNotes) -> None:
+def route_message(cat: StrayCat, session: Session, turn: Turn, text: str,
+                  form_class: Callable[[StrayCat], CatForm], notes: TurnNotes) -> None:
     """The first hook of a turn: tidy the form, publish the state, then answer (``notes.reply``)
     or route the message."""
     tidy_form(cat, form_class)
@@ -60,7 +60,7 @@ def direct_answer(session: Session, turn: Turn) -> str | None:
             or apply_if_asked(session, turn, text))
 
 
-def _answer_first(cat: Any, session: Session, turn: Turn, text: str) -> str | None:
+def _answer_first(cat: StrayCat, session: Session, turn: Turn, text: str) -> str | None:
     """An interrupted task ("continue" resumes it), else a plugin command."""
     report = session.recover(turn)
     if report is not None:
@@ -100,8 +100,8 @@ def _routable(session: Session, found: Detection) -> bool:
                != str(pending.get(key, "")).rpartition(".")[2] for value, key in named)
 
 
-def _route(cat: Any, session: Session, turn: Turn, text: str, found: Detection,
-           form_class: Callable[[Any], Any], notes: TurnNotes) -> None:
+def _route(cat: StrayCat, session: Session, turn: Turn, text: str, found: Detection,
+           form_class: Callable[[StrayCat], CatForm], notes: TurnNotes) -> None:
     intent = found.intent
     configured = turn.workspace.repository_configured
     if intent is Intent.AMBIGUOUS:  # the LLM decides, where there is code to talk about

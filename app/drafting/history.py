@@ -10,10 +10,9 @@ a newer draft can be applied over an older one, and a file the user edited is ne
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ...codegen import DRAFT_NAME
-from ...memory import CodeMemoryError, TaskNotFound, WriteBackRefused, write_back
+from ...memory import CodeMemoryError, CommitInfo, TaskNotFound, WriteBackRefused, write_back
 from ..projects.registry import Project
 from ..projects.workspace import Turn
 from .session import Session
@@ -69,7 +68,7 @@ def _set_aside(project: Project, task: str) -> list[str]:
     return list(dict.fromkeys(project.commits.attic(task)))
 
 
-def _log(project: Project, task: str) -> list[Any]:
+def _log(project: Project, task: str) -> list[CommitInfo]:
     try:
         return list(project.commits.log(task))
     except TaskNotFound:  # a proposal not confirmed yet: nothing committed
@@ -215,7 +214,7 @@ def _apply(session: Session, turn: Turn, project: Project) -> str:
             f"the first commit of task `{state.task_id}` in the draft history.")
 
 
-def _expected_files(project: Project, task: str, applied_commit: str) -> dict[str, Any]:
+def _expected_files(project: Project, task: str, applied_commit: str) -> dict[str, str]:
     """What each file should hold now: what the last apply wrote, else the task's base."""
     entries = project.commits.log(task)
     base = dict(project.commits.show(entries[-1].id).files or {}) if entries else {}

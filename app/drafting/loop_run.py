@@ -19,6 +19,7 @@ from ...codegen import (
     GaveUp,
     LoopDeps,
     MetaCode,
+    Notes,
     ProgressEvent,
     ValidationReport,
     file_diffs,
@@ -27,9 +28,10 @@ from ...codegen import (
     run_prepared_draft,
     validate_draft,
 )
+from ...llm import Meter
 from ...memory import read_file_safely, walk_repository
 from ..host.core_config import IndexScope, PluginConfig
-from ..host.llm_port import Meter, PluginLLM
+from ..host.llm_port import PluginLLM
 from ..projects.associative import api_facts, references_note
 from ..projects.ledger import ScopedDraftStore
 from ..projects.registry import Project
@@ -134,7 +136,7 @@ def checked_validator(checks: Collection[str]) -> Callable[..., ValidationReport
     """
     enabled = frozenset({"parse", *checks})
 
-    def validate(files: dict[str, str], **kwargs: Any) -> ValidationReport:
+    def validate(files: dict[str, str], **kwargs: Any) -> ValidationReport:  # Any: forwarded
         asked = kwargs.get("checks")
         kwargs["checks"] = enabled if asked is None else frozenset(asked) & enabled
         return validate_draft(files, **kwargs)
@@ -143,7 +145,7 @@ def checked_validator(checks: Collection[str]) -> Callable[..., ValidationReport
 
 
 def run_prepared(project: Project, config: PluginConfig, meta: MetaCode,
-                 files: Mapping[str, str], task_id: str, notes: Any,
+                 files: Mapping[str, str], task_id: str, notes: Notes,
                  on_progress: Callable[[ProgressEvent], None]) -> Committed | GaveUp:
     """A draft made without a model (a rename or a move): validated and committed like any
     draft, no LLM call."""
@@ -158,7 +160,7 @@ def _no_model(prompt: str) -> str:
     raise AssertionError("a prepared draft asks no model")
 
 
-def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: str, notes: Any,
+def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: str, notes: Notes,
              context: TaskContext, meter: Meter,
              on_progress: Callable[[ProgressEvent], None],
              should_stop: Callable[[], bool]) -> Committed | GaveUp:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from ...codegen import ContextSnippet, MetaCode, MetaCodeInvalid, generate_metacode
 from ...memory import Impact
@@ -25,7 +24,7 @@ PROPOSAL_HELP = ("Reply **go** to start drafting, **cancel** to drop the request
                  "what to change.")
 
 
-def retrieval_query(request: Mapping[str, Any]) -> str:
+def retrieval_query(request: Mapping[str, str]) -> str:
     """The task's one retrieval query: the request, its file and its symbol."""
     parts = [str(request.get("request", "")), str(request.get("target_path", "")),
              str(request.get("symbol", ""))]
@@ -39,7 +38,7 @@ def metacode_query(meta: MetaCode) -> str:
     return " ".join(str(p).strip() for p in parts if str(p or "").strip())
 
 
-def task_impact(project: Project, request: Mapping[str, Any]) -> Impact | None:
+def task_impact(project: Project, request: Mapping[str, str]) -> Impact | None:
     """Who uses the request's target, from the index (None: a new entity, or none named)."""
     path, symbol = (str(request.get(k, "")).strip() for k in ("target_path", "symbol"))
     if not path or not symbol:
@@ -57,7 +56,7 @@ def proposal_text(meta: MetaCode, impact: Impact | None, *, revised: bool = Fals
     return "\n\n".join([*parts, PROPOSAL_HELP])
 
 
-def propose(request: Mapping[str, Any], feedback: Sequence[str], llm: Callable[[str], str],
+def propose(request: Mapping[str, str], feedback: Sequence[str], llm: Callable[[str], str],
             context: Sequence[ContextSnippet], impact: Impact | None = None) -> MetaCode:
     """Meta-code for the request and the user's corrections so far (in order); with the
     target's ``impact``, the model proposes the scope (the callers the change must update)."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import Any
 
 from ...codegen import (
     CodegenError,
@@ -29,9 +28,11 @@ from ...codegen import (
     classify_reply,
     is_resume,
 )
+from ...llm import Meter, Metered
 from ...memory import CodeMemoryError
+from ..host.cat_types import Storage
 from ..host.lifecycle import LIFECYCLE
-from ..host.llm_port import Meter, PluginLLM
+from ..host.llm_port import PluginLLM
 from ..projects.registry import Project
 from ..projects.workspace import Turn
 from .proposal import (
@@ -70,7 +71,7 @@ class Session:
         """A worker thread of this process runs the task's draft loop now."""
         return self.worker is not None and self.worker.alive
 
-    def publish(self, working_memory: Any) -> None:
+    def publish(self, working_memory: object) -> None:
         """Write the state into a turn's working memory (the Cat saves it after the turn)."""
         with self.lock:
             self.state.llm_calls = self.meter.calls
@@ -83,7 +84,7 @@ class Session:
             self.publish(turn.working_memory)
 
     # -- the request --------------------------------------------------------------------------
-    def propose(self, turn: Turn, request: Mapping[str, Any]) -> str:
+    def propose(self, turn: Turn, request: Mapping[str, str]) -> str:
         """Open a task for ``request`` and answer with proposed meta-code to confirm."""
         with self.lock:
             busy = self.busy()
@@ -112,11 +113,11 @@ class Session:
         return (f"A draft is running for task `{self.state.task_id}`: say **stop** first, or "
                 "wait for its result.")
 
-    def _llm(self, turn: Turn) -> Any:
+    def _llm(self, turn: Turn) -> Metered:
         """The plugin's LLM for this request: counted, native JSON as configured."""
         return self.meter.wrap(PluginLLM(turn.workspace.config.native_json))
 
-    def _open_task(self, request: dict[str, Any]) -> None:
+    def _open_task(self, request: dict[str, str]) -> None:
         state = self.state
         phase = state.phase.phase
         if not phase.terminal and phase not in (CodegenPhase.IDLE, CodegenPhase.COLLECTING):
@@ -128,7 +129,7 @@ class Session:
         self.context = None
 
     def _task_context(self, turn: Turn, project: Project,
-                      request: Mapping[str, Any]) -> TaskContext:
+                      request: Mapping[str, str]) -> TaskContext:
         return TaskContext(project, user=self.user_id, task_id=self.state.task_id,
                            query=retrieval_query(request),
                            current_file=str(request.get("target_path", "")),
@@ -140,7 +141,7 @@ class Session:
         to this user), mark it finished in the ledger, clear it from the working memory."""
         pad, done = self.state.scratchpad, []
 
-        def sink(text: str, metadata: dict[str, Any]) -> str:
+        def sink(text: str, metadata: Mapping[str, object]) -> str:
             return project.code.add_memory(text, {**metadata, "type": "task_note",
                                                   "user": self.user_id})
 
@@ -292,7 +293,7 @@ class Sessions:
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
 
-    def of(self, user_id: str, working_memory: Any) -> Session:
+    def of(self, user_id: str, working_memory: Storage) -> Session:
         with self._lock:
             session = self._sessions.get(user_id)
             if session is None:

@@ -16,10 +16,10 @@ user's finished tasks' notes (everyone's when sharing is on), and episodes of al
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from ...codegen import API_REFERENCE, ContextSnippet
-from ..host.llm_port import Meter
+from ...llm import Meter
+from ...memory import ScoredMemory
 from ..projects.associative import snippet
 from ..projects.ledger import SHARED_TYPES, TASK_NOTE, RecalledEpisode, context_filter
 from ..projects.lookup import retrieve
@@ -41,9 +41,8 @@ class TaskContext:
         self.current_file = current_file
         self.share_finished = share_finished
         self.meter = meter
-        self.retrievals = 0
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str, int], list[Any]] = {}
+        self._cache: dict[tuple[str, int], list[ScoredMemory]] = {}
 
     def refocus(self, query: str, current_file: str) -> None:
         """Retrieve for ``query`` from now on (the confirmed meta-code); the next use pays one
@@ -51,7 +50,7 @@ class TaskContext:
         with self._lock:
             self.query, self.current_file = query, current_file
 
-    def memories(self) -> list[Any]:
+    def memories(self) -> list[ScoredMemory]:
         """The scored memories of the task's query (retrieved on first use, then reused)."""
         key = (self.query, self.project.generation)
         with self._lock:  # the loop asks for two sources concurrently: one retrieval
@@ -63,7 +62,6 @@ class TaskContext:
                 self._cache = {key: retrieve(self.project, self.query,
                                              current_file=self.current_file, filters=wanted,
                                              meter=self.meter)}
-                self.retrievals += 1
             return self._cache[key]
 
     def code(self, limit: int) -> list[ContextSnippet]:
@@ -90,5 +88,5 @@ class TaskContext:
         return self.associative(limit)
 
 
-def _type(memory: Any) -> str:
+def _type(memory: ScoredMemory) -> str:
     return str((memory.metadata or {}).get("type", ""))

@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from ...codegen import CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
-from ...memory import Scratchpad, TaskNotFound, is_good
+from ...llm import Meter
+from ...memory import CommitInfo, Scratchpad, TaskNotFound, is_good
 from ..host.lifecycle import LIFECYCLE, ShuttingDown
-from ..host.llm_port import Meter
 from ..projects.indexing import PROGRESS_INTERVAL_S, Throttle
 from ..projects.registry import Project
 from ..projects.workspace import UserLink, Workspace
@@ -164,7 +164,7 @@ def interruption_report(state: SessionState, project: Project | None) -> tuple[s
              f"while the draft loop was {state.phase.phase.value.replace('_', ' ')}."]
     last_good = ""
     try:
-        entries: list[Any] = list(project.commits.log(state.task_id)) if project else []
+        entries: list[CommitInfo] = list(project.commits.log(state.task_id)) if project else []
     except TaskNotFound:  # stopped before the first commit
         entries = []
     if entries:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
+from .cat_types import CatHost, Logger
 from .settings_model import PluginSettings, read_settings
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ PLUGIN_ID = PLUGIN_PACKAGE.rpartition(".")[2] or DATA_DIR_NAME
 REQUIREMENTS = os.path.join(PLUGIN_FOLDER, "requirements.txt")
 
 
-def stored_settings(cat: Any) -> dict[str, Any] | None:
+def stored_settings(cat: CatHost) -> dict[str, object] | None:
     """What the Cat stored for the plugin (``None`` when it cannot be read)."""
     try:
         raw = cat.mad_hatter.plugins[PLUGIN_ID].load_settings()
@@ -67,7 +68,7 @@ def stored_settings(cat: Any) -> dict[str, Any] | None:
     return raw if isinstance(raw, dict) else {}
 
 
-def plugin_settings(cat: Any) -> tuple[PluginSettings, list[str]]:
+def plugin_settings(cat: CatHost) -> tuple[PluginSettings, list[str]]:
     """The validated settings, with a message for every stored value that was refused."""
     try:
         raw = cat.mad_hatter.plugins[PLUGIN_ID].load_settings()
@@ -76,12 +77,12 @@ def plugin_settings(cat: Any) -> tuple[PluginSettings, list[str]]:
     return read_settings(raw)
 
 
-def save_settings(cat: Any, values: dict[str, Any]) -> None:
+def save_settings(cat: CatHost, values: Mapping[str, object]) -> None:
     """Store ``values`` over the saved settings, as the admin panel's "Save" does."""
     cat.mad_hatter.plugins[PLUGIN_ID].save_settings(values)
 
 
-def missing_settings(cat: Any) -> list[str]:
+def missing_settings(cat: CatHost) -> list[str]:
     """Settings with no stored value (a file from an older version, or edited by hand)."""
     raw = stored_settings(cat)
     if raw is None:
@@ -138,13 +139,14 @@ def requirements_problems(path: str | None = None) -> list[str]:
     return problems
 
 
-def cat_logger() -> Any:
+def cat_logger() -> Logger:
     """The Cat's loguru logger (what admins read), or this module's logger outside the Cat."""
     try:
         from cat.log import log as cat_log  # the Cat is absent in unit tests and scripts
     except ImportError:
         return log
-    return cat_log
+    logger: Logger = cat_log
+    return logger
 
 
 def log_requirements_problems() -> None:

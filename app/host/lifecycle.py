@@ -8,9 +8,9 @@ sandboxed test run would hold the process for as long as that call lasts (docs/a
 
 * the plugin's LLM calls run in daemon threads, and the thread that waits for one gives up as
   soon as the work is to stop (:func:`call_abandonably`);
-* a :class:`Lifecycle` holds the stop signal and the callbacks that release what the plugin
-  started (draft loops, sandboxes, parser workers, projects); ``process`` runs them when the
-  interpreter exits (before those joins) and when a newer import of the plugin takes over;
+* a :class:`Lifecycle` holds the stop signal; ``app/process.py`` sets it and releases what the
+  plugin started (draft loops, sandboxes, parser workers, projects) when the interpreter exits
+  (before those joins) and when a newer import of the plugin takes over;
 * a task interrupted this way keeps its phase, so the next turn reports it and offers
   "continue".
 """
@@ -36,36 +36,18 @@ class ShuttingDown(RuntimeError):
 
 
 class Lifecycle:
-    """A stop signal, the callbacks that release the plugin's resources (run once), and a watch
-    on the module the Cat would remove when it unloads this generation of the plugin."""
+    """A stop signal, and a watch on the module the Cat would remove when it unloads this
+    generation of the plugin (what the stop releases, ``process.Generation`` winds down)."""
 
-    def __init__(self, watched: tuple[str, dict[str, Any]] | None = None) -> None:
+    def __init__(self, watched: tuple[str, dict[str, object]] | None = None) -> None:
         self.stopping = threading.Event()
         #: Called once when the watched module was removed or replaced (see ``should_stop``).
         self.on_orphaned: Callable[[], None] | None = None
         self._watched = watched
-        self._lock = threading.Lock()
-        self._callbacks: list[tuple[str, Callable[[], None]]] = []
-        self._shut = False
-
-    def on_shutdown(self, name: str, callback: Callable[[], None]) -> None:
-        """Run ``callback`` when the work stops (in registration order)."""
-        with self._lock:
-            self._callbacks.append((name, callback))
 
     def shut_down(self) -> None:
-        """Stop everything now; each callback is isolated so one failure cannot block the rest."""
+        """Stop now: every abandonable call gives up, every loop ends at its next check."""
         self.stopping.set()
-        with self._lock:
-            if self._shut:
-                return
-            self._shut = True
-            callbacks = list(self._callbacks)
-        for name, callback in callbacks:
-            try:
-                callback()
-            except Exception as err:  # crash boundary: shutdown must go on
-                log.warning("shutdown step %s failed: %s", name, err)
 
     @property
     def orphaned(self) -> bool:
@@ -106,7 +88,7 @@ def call_abandonably(fn: Callable[[str], T], arg: str, stopping: threading.Event
     if stopping.is_set():
         raise ShuttingDown("the Cat is stopping")
     done = threading.Event()
-    box: dict[str, Any] = {}
+    box: dict[str, Any] = {}  # Any: ``fn``'s result (a ``T``) or the error it raised
     context = contextvars.copy_context()
 
     def run() -> None:

@@ -12,7 +12,6 @@ falls back to defaults for the rest with a message saying which field was wrong 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -234,7 +233,7 @@ class PluginSettings(BaseModel):
         "shown to another user.")
 
 
-def read_settings(raw: Any) -> tuple[PluginSettings, list[str]]:
+def read_settings(raw: object) -> tuple[PluginSettings, list[str]]:
     """Validate stored settings; invalid fields fall back to defaults, each with a message.
 
     The Cat saves whatever the admin sent and never re-validates, and a file written by an

@@ -35,7 +35,7 @@ MODES = ("json_object", "json_schema")
 
 
 def json_request(model: object, json_schema: Mapping[str, Any], mode: str = "json_object"
-                 ) -> dict[str, Any] | None:
+                 ) -> dict[str, Any] | None:  # Any: JSON Schema, and the call options' JSON
     """The call options asking ``model`` for JSON, or None when its class cannot be asked."""
     names = {cls.__name__ for cls in type(model).__mro__}
     if "ChatOllama" in names:

@@ -18,9 +18,9 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from ...codegen import API_REFERENCE, ContextSnippet
+from ...codegen import API_REFERENCE, Committed, ContextSnippet
 from ...memory import (
     SOURCE_ENTITY,
     ApiTable,
@@ -29,6 +29,7 @@ from ...memory import (
     CodeMemorySystem,
     FolderSource,
     IndexProgress,
+    ScoredMemory,
     Source,
     SourceOptions,
     SourceResult,
@@ -234,7 +235,7 @@ def status_lines(project: Project) -> list[str]:
 
 
 # -- the draft loop ----------------------------------------------------------------------------
-def snippet(memory: Any) -> ContextSnippet:
+def snippet(memory: ScoredMemory) -> ContextSnippet:
     """A retrieved memory as loop context: library entities as labelled API references."""
     meta = memory.metadata or {}
     label = " ".join(str(meta[k]) for k in ("source_name", "source_version") if meta.get(k))
@@ -254,7 +255,7 @@ def api_facts(project: Project) -> ApiTable:
     return memory_for(project).api_table()
 
 
-def references_note(outcome: Any) -> str:
+def references_note(outcome: Committed) -> str:
     """The result message's line naming the library entities that informed the draft."""
     refs = list(getattr(outcome, "api_references", ()) or ())
     if not refs:

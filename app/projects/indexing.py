@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 from ...memory import IndexProgress
 from .registry import Project
@@ -49,11 +48,10 @@ def index_project(project: Project, notify: Callable[[str], None]) -> str:
                                             progress=progress)
         project.generation += 1
     report = project.code.last_index_report
-    project.last_index = time.strftime("%Y-%m-%d %H:%M:%S")
     return summarise_index(project.root, len(ids), report, time.monotonic() - started)
 
 
-def summarise_index(root: str, entities: int, report: Any, seconds: float) -> str:
+def summarise_index(root: str, entities: int, report: object, seconds: float) -> str:
     """The user-facing summary of an indexing run, with every file status counted."""
     statuses: dict[str, int] = {}
     for status in (getattr(report, "statuses", None) or {}).values():

@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import Any
 
 from ...codegen import is_file_name
-from ...memory import CodeContext
-from ..host.llm_port import Meter, metering
+from ...llm import Meter
+from ...memory import CodeContext, Filters, ScoredMemory
+from ..host.llm_port import metering
 from .ledger import SHARED_TYPES
 from .registry import Project
 
@@ -90,7 +90,8 @@ class IndexedNames:
 
 
 def retrieve(project: Project, query: str, *, current_file: str = "",
-             filters: dict[str, Any] | None = None, meter: Meter | None = None) -> list[Any]:
+             filters: Filters | None = None, meter: Meter | None = None,
+             ) -> list[ScoredMemory]:
     """LLM-scored memories for ``query`` (the calls counted on ``meter``)."""
     context = CodeContext(user_query=query, current_file=current_file or None)
     wanted = filters if filters is not None else {"type": {"$in": list(SHARED_TYPES)}}

@@ -18,17 +18,19 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from ...memory import (
     CatVectorSink,
     CodeMemorySystem,
     CommitIndex,
+    Embedder,
     NamedEmbedder,
     SinkMode,
+    VectorCollection,
     WalkedFile,
     default_walker,
 )
+from ..host.cat_types import CatHost
 from ..host.core_config import IndexScope, ProjectConfig
 from ..host.llm_port import small_model
 from .ledger import TaskLedger
@@ -44,12 +46,12 @@ class CatVectors:
     are read from the Cat at every use, never kept.
     """
 
-    embedder: Any
+    embedder: Embedder
     name: str
-    declarative: Any
+    declarative: VectorCollection
 
     @classmethod
-    def of(cls, cat: Any) -> CatVectors:
+    def of(cls, cat: CatHost) -> CatVectors:
         declarative = cat.memory.vectors.declarative
         name = getattr(declarative, "embedder_name", "") or type(cat.embedder).__name__
         return cls(cat.embedder, name, declarative)
@@ -79,7 +81,6 @@ class Project:
         self._walker = walker
         self.index_lock = threading.Lock()
         self.indexer: threading.Thread | None = None
-        self.last_index = ""
         #: Bumped by every indexing run: per-task retrieval caches are keyed by it.
         self.generation = 0
         self.leases = 0

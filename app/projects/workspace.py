@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from ...memory import check_repository_root
+from ..host.cat_types import CatHost, Storage, StrayCat
 from ..host.core_config import PluginConfig, ProjectConfig
 from ..host.environment import cat_data_dir, data_dir, plugin_settings
 from ..host.settings_model import PluginSettings
@@ -25,7 +25,7 @@ class Workspace:
     """The plugin's settings, configuration and project as one Cat object sees them now."""
 
     def __init__(self, settings: PluginSettings, problems: list[str], registry: Registry,
-                 cat: Any) -> None:
+                 cat: CatHost) -> None:
         self.settings = settings
         self.problems = problems
         self.registry = registry
@@ -33,7 +33,7 @@ class Workspace:
         self._cat = cat
 
     @classmethod
-    def of(cls, cat: Any, registry: Registry) -> Workspace:
+    def of(cls, cat: CatHost, registry: Registry) -> Workspace:
         settings, problems = plugin_settings(cat)
         return cls(settings, problems, registry, cat)
 
@@ -63,13 +63,16 @@ class UserLink:
     stale by then, and pickling it would overwrite the chat history of later turns.
     """
 
-    def __init__(self, cat: Any) -> None:
+    def __init__(self, cat: CatHost) -> None:
         self._cat = cat
         self.user_id = str(getattr(cat, "user_id", "") or "")
 
     def send(self, text: str, kind: str = "notification") -> None:
+        """A message to the user (the Cat at start-up has no user: nothing is sent)."""
+        send = getattr(self._cat, "send_ws_message", None)
         try:
-            self._cat.send_ws_message(text, kind)
+            if send is not None:
+                send(text, kind)
         except Exception as err:  # the user may have left; the result stays in the history
             log.info("could not reach %s: %s", self.user_id, err)
 
@@ -84,19 +87,21 @@ class UserLink:
                 setattr(item.value, key, value)
                 cache.insert(item)  # type: ignore[union-attr]
                 return
-        setattr(self._cat.working_memory, key, value)  # no Cat cache (tests, older Cats)
+        memory = getattr(self._cat, "working_memory", None)  # no Cat cache (tests, older Cats)
+        if memory is not None:
+            setattr(memory, key, value)
 
 
 @dataclass
 class Turn:
     """One call from the Cat, as a session uses it."""
 
-    working_memory: Any
+    working_memory: Storage
     workspace: Workspace
     link: UserLink
 
     @classmethod
-    def of(cls, cat: Any, registry: Registry) -> Turn:
+    def of(cls, cat: StrayCat, registry: Registry) -> Turn:
         return cls(cat.working_memory, Workspace.of(cat, registry), UserLink(cat))
 
     @property

@@ -15,6 +15,7 @@ from qdrant_client import QdrantClient
 
 from codemem.app import entry
 from codemem.app.chat.request_form import CodeRequest
+from codemem.app.drafting import task_context
 from codemem.app.host import environment
 from codemem.memory.retrieval.embedding import HashingEmbedder
 
@@ -106,3 +107,15 @@ def wait_for_draft(cat, timeout=180):
     assert worker is not None, "no draft loop was started"
     worker.thread.join(timeout)
     assert not worker.alive, "the draft loop did not finish"
+
+
+def counted_retrievals(monkeypatch):
+    """The queries of every scored retrieval a task's context makes from now on."""
+    queries, retrieve = [], task_context.retrieve
+
+    def counted(project, query, **kwargs):
+        queries.append(query)
+        return retrieve(project, query, **kwargs)
+
+    monkeypatch.setattr(task_context, "retrieve", counted)
+    return queries
