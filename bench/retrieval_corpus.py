@@ -21,7 +21,7 @@ from pathlib import Path
 
 #: Folders left out of a corpus: test suites (not library code) and installed packages.
 SKIPPED_PARTS = frozenset({"site-packages", "__pycache__", "test", "tests", "idle_test"})
-#: ``stdlib-all`` keeps the test suites: the size of issue 16's repository (for latency).
+#: ``stdlib-all`` keeps the test suites: a large repository's size (for latency).
 _SKIPPED_ALL = frozenset({"site-packages", "__pycache__"})
 MAX_FILE_BYTES = 1 << 20
 MIN_QUERY_WORDS = 4

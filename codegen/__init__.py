@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     "render_diffs": ".diffs",
     # renames and moves by structure
     "Refused": ".refactor.edits",
+    "move_symbol": ".refactor.move",
+    "rename_symbol": ".refactor.rename",
     "MoveRequest": ".refactor.request",
     "RenameRequest": ".refactor.request",
     "read_structural": ".refactor.request",
@@ -129,6 +131,8 @@ if TYPE_CHECKING:
     from .ports import EpisodeRecord as EpisodeRecord
     from .ports import Notes as Notes
     from .refactor.edits import Refused as Refused
+    from .refactor.move import move_symbol as move_symbol
+    from .refactor.rename import rename_symbol as rename_symbol
     from .refactor.request import MoveRequest as MoveRequest
     from .refactor.request import RenameRequest as RenameRequest
     from .refactor.request import read_structural as read_structural

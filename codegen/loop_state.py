@@ -1,6 +1,6 @@
 """What one draft-loop run is built from and the state it keeps while it runs.
 
-Why a module of its own: the loop (``loop.py``) is the seed's algorithm; this is everything it
+Why a module of its own: the loop (``loop.py``) is the algorithm; this is everything it
 reads and counts. ``LoopDeps`` names the outside world (the model, the draft store, the
 optional sources and checkers), and ``RunState.start`` fills every missing checker with this
 package's real one through ordinary imports, so what the loop depends on is visible here and to

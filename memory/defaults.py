@@ -5,8 +5,7 @@ Every declaration of these parameters reads this table: the constructors of ``Me
 settings model (``app/host/settings_model.py``, whose project is a ``CodeMemorySystem``).
 tests/unit/test_settings_tables.py fails when one of them states another value.
 
-The specification gives the two systems different ``max_memories``: 10 for a general memory,
-15 for code, where a prompt holds more, smaller pieces (functions rather than notes).
+The two systems differ only in ``max_memories``: 10 for a general memory, 15 for code.
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ own value) fails here, naming the declaration and the parameter.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
+import pathlib
 from enum import Enum
 
 import pytest
@@ -31,6 +33,8 @@ from codemem.memory import (
     SyncMemorySystem,
 )
 from codemem.memory.system_config import RetrievalConfig
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def declared(target: object) -> dict[str, object]:
@@ -98,3 +102,40 @@ def test_the_plugin_states_its_own_defaults_only_where_it_differs_on_purpose():
     assert bare.tuning == defaults.tuning and bare.scope == defaults.scope
     for kind in (type(bare.tuning), type(bare.scope)):
         assert not declared(kind), f"{kind.__name__} states defaults of its own"
+
+
+def _documented() -> tuple[dict[str, dict[str, object]], dict[str, tuple[str, str]]]:
+    """docs/memory-api.md: the two signatures' keyword defaults, and the table's two columns."""
+    text = (ROOT / "docs" / "memory-api.md").read_text(encoding="utf-8")
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    calls = {}
+    for source in block.strip().split("\n\n"):  # each signature, read as a function's
+        args = ast.parse(f"def {source.strip()}: ...").body[0]
+        named = args.args.args[len(args.args.args) - len(args.args.defaults):]
+        pairs = [*zip(named, args.args.defaults, strict=True),
+                 *zip(args.args.kwonlyargs, args.args.kw_defaults, strict=True)]
+        calls[args.name] = {arg.arg: ast.literal_eval(value) for arg, value in pairs}
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[0] != "`parameter`":
+            rows[cells[0].strip("`")] = (cells[1], cells[2])
+    return calls, rows
+
+
+def test_the_memory_api_page_states_the_tables_defaults():
+    calls, rows = _documented()
+    for system, table in ((MemorySystem, MEMORY_DEFAULTS), (CodeMemorySystem,
+                                                           CODE_MEMORY_DEFAULTS)):
+        documented = calls[system.__name__]
+        assert documented == {name: value for name, value in declared(system).items()
+                              if name in documented}, f"{system.__name__}'s signature"
+        assert set(dataclasses.asdict(table)) - {"candidate_limit", "llm_timeout",
+                                                  "scoring_mode"} <= set(documented)
+    for name, (general, code) in rows.items():
+        for cell, table in ((general, MEMORY_DEFAULTS), (code, CODE_MEMORY_DEFAULTS)):
+            if cell:
+                value = getattr(table, name)
+                assert (cell == value if isinstance(value, str) else
+                        ast.literal_eval(cell) == value), f"docs/memory-api.md row {name}"
+    assert set(rows) == set(dataclasses.asdict(CODE_MEMORY_DEFAULTS))

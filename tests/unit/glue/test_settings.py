@@ -13,7 +13,7 @@ from codemem.app.host.settings_model import (
     read_settings,
 )
 
-KNOBS = {  # design.md §1 and issue 2: every knob the design names
+KNOBS = {  # every knob the README's settings table names
     "repository_path", "include_globs", "exclude_globs", "languages", "relevance_threshold",
     "max_memories", "batch_size", "retry_attempts", "retry_delay", "enable_caching",
     "enable_dependency_boost", "dependency_boost_amount", "enable_recency_boost",
@@ -27,7 +27,7 @@ def schema():
     return PluginSettings.model_json_schema()
 
 
-def test_every_design_knob_is_a_field():
+def test_every_documented_knob_is_a_field():
     assert set(PluginSettings.model_fields) >= KNOBS
 
 
@@ -53,7 +53,7 @@ def test_schema_has_properties_for_the_cat_admin():
     assert schema()["properties"], "an empty 'properties' hides the settings cog"
 
 
-def test_defaults_match_the_seed_code_memory_system():
+def test_the_retrieval_defaults_are_the_code_memory_systems():
     s = PluginSettings()
     assert (s.relevance_threshold, s.max_memories, s.batch_size) == (0.7, 15, 10)
     assert (s.retry_attempts, s.retry_delay, s.enable_caching) == (3, 1.0, True)
