@@ -10,7 +10,8 @@ working memory may be a stale copy when a worker finished during that turn.
 What a user can ask of it: ``propose`` (a request becomes proposed meta-code), ``reply`` to a
 proposal ("go", "cancel", a correction), ``stop`` a running loop, ``resume`` the last task from
 its last good draft ("continue"), ``recover`` after a restart (an interrupted task is reported
-and repaired), and ``status``. "apply" and the draft history are in ``history``.
+and repaired). "apply" and the draft history are in ``history.py``, the status in
+``app/chat/status.py``.
 """
 
 from __future__ import annotations

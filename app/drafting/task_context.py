@@ -9,8 +9,9 @@ candidate list, one scoring call), and is reused until the query or the code ind
 (the cache key is the query and the project's index generation). The loop's own query wording
 is ignored on purpose: a new wording per iteration would only buy another scoring pass.
 
-What the retrieval may contain is scoped by ``privacy``: shared code and documentation, this
-user's finished tasks' notes (everyone's when sharing is on), and episodes of allowed tasks.
+What the retrieval may contain is scoped by ``projects/ledger.py``: shared code and
+documentation, this user's finished tasks' notes (everyone's when sharing is on), and episodes
+of allowed tasks.
 """
 
 from __future__ import annotations

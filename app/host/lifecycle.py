@@ -72,8 +72,8 @@ class Lifecycle:
         return True
 
 
-#: This generation's lifecycle: ``process`` stops it at interpreter exit or when a newer import
-#: of the plugin takes over; it notices by itself when the Cat unloaded this module.
+#: This generation's lifecycle: ``app/process.py`` stops it at interpreter exit or when a newer
+#: import of the plugin takes over; it notices by itself when the Cat unloaded this module.
 LIFECYCLE = Lifecycle(watched=(__name__, globals()))
 
 

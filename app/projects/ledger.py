@@ -3,11 +3,11 @@
 A project (its memories, its draft history) is shared by every user who works on the same
 repository. Three kinds of task material live there: the draft history's episodes (every commit,
 also stored as an ``episode`` memory), the notes archived when a task is finished
-(``task_note`` memories) and the scratchpad itself (only in its user's working memory). Before
-this module, user B's draft prompts listed the episodes of user A's *running* task ("related
-episodes of other tasks") and the associative context recalled every user's task notes.
+(``task_note`` memories) and the scratchpad itself (only in its user's working memory). Without
+a rule, user B's draft prompts would list the episodes of user A's *running* task ("related
+episodes of other tasks") and the associative context would recall every user's task notes.
 
-The rules now: an unfinished task's material reaches its own user's prompts only; a finished
+The rules: an unfinished task's material reaches its own user's prompts only; a finished
 task's (one whose notes were archived) reaches its own user's, and everyone's when the admin
 turns on "Share finished tasks with every user". ``TaskLedger`` records who owns which task and
 whether it is finished, in the project's folder, so the rule holds across restarts.
