@@ -1,6 +1,6 @@
 """GLUE: the conversational form that collects a code request.
 
-Usually started by the plugin itself, pre-filled from the message (``runtime.read_message``);
+Usually started by the plugin itself, pre-filled from the message (``app/chat/routing.py``);
 the Cat may also start it from its examples. It asks only for what the message did not say,
 then hands the request to the session, which answers with proposed meta-code; the user confirms
 *that* (the meaningful confirmation), so the form itself does not ask twice.
@@ -8,8 +8,8 @@ then hands the request to the session, which answers with proposed meta-code; th
 
 from cat.experimental.form import CatForm, CatFormState, form
 
-from .request_form import CodeRequest
-from .runtime import advance_form, submit_request
+from .app.chat.request_form import CodeRequest
+from .app.entry import advance_form, submit_request
 
 
 @form

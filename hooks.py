@@ -1,16 +1,25 @@
-"""GLUE: the Cat hooks. Each translates between the Cat and ``runtime``; no logic here.
+"""GLUE: the Cat hooks. Each hands its call to ``app/entry.py``; no logic here.
 
-Imports name functions (``from .runtime import ...``), never modules (``from . import x``): after
-the Cat re-imports the plugin, a module bound by name from the package could be the previous
-import's (docs/cat-plugin-api.md, "Toggles and re-uploads").
+Imports name functions (``from .app.entry import ...``), never modules (``from . import x``):
+after the Cat re-imports the plugin, a module bound by name from a package could be the previous
+import's (docs/cat-plugin-api.md, "Toggles, re-uploads and the LLM settings").
 """
 
 from importlib import import_module
 
 from cat.mad_hatter.decorators import hook
 
-from .recall import add_code_section, widen_declarative_recall
-from .runtime import after_recall, fast_reply, index_at_startup, prompt_variables, read_message
+from .app.entry import (
+    after_recall,
+    fast_reply,
+    index_at_startup,
+    prompt_variables,
+    read_message,
+    widen_recall,
+)
+from .app.entry import (
+    prompt_suffix as prompt_suffix_with_code,
+)
 
 
 def _request_form_class():
@@ -34,7 +43,7 @@ def after_cat_bootstrap(cat):
 @hook
 def before_cat_recalls_declarative_memories(declarative_recall_config, cat):
     """Recall a few more declarative memories: code points are taken out afterwards."""
-    return widen_declarative_recall(declarative_recall_config)
+    return widen_recall(declarative_recall_config)
 
 
 @hook
@@ -52,7 +61,7 @@ def before_agent_starts(agent_input, cat):
 @hook
 def agent_prompt_suffix(prompt_suffix, cat):
     """Show the code context, with its newlines and locations, when there is any."""
-    return add_code_section(prompt_suffix)
+    return prompt_suffix_with_code(prompt_suffix)
 
 
 @hook

@@ -5,11 +5,11 @@ Functions are imported by name under other names (a tool's name is its function'
 
 from cat.mad_hatter.decorators import tool
 
-from .runtime import draft_history as list_drafts
-from .runtime import redo_draft as redo
-from .runtime import roll_back_draft as roll_back
-from .runtime import search_code as search
-from .runtime import start_indexing, status
+from .app.entry import draft_history as list_drafts
+from .app.entry import redo_draft as redo
+from .app.entry import roll_back_draft as roll_back
+from .app.entry import search_code as search
+from .app.entry import start_indexing, status
 
 
 @tool(return_direct=True, examples=["code memory status", "what repository are you indexing?",

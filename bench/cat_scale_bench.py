@@ -177,7 +177,7 @@ def baseline(core: pathlib.Path, workdir: pathlib.Path, script: LLMScript,
 
 def with_plugin(core: pathlib.Path, workdir: pathlib.Path, repo: pathlib.Path,
                 script: LLMScript, runs: int, cat_memory: str) -> Figures:
-    from ..settings import CatMemory
+    from ..app.host.settings_model import CatMemory
 
     figures = Figures()
     plugins_name = os.path.basename(tempfile.mkdtemp(prefix="cwm_bench_", dir=core))

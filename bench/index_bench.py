@@ -134,7 +134,7 @@ def markdown(r: dict, workers: int, limit: int | None) -> str:
         f" --dimension {r['dimension']}`"
     ok = lambda good: "yes" if good else "NO"  # noqa: E731
     return "\n".join([
-        "", "## End-to-end indexing (CodeMemorySystem, issue 6)", "",
+        "", "## End-to-end indexing (CodeMemorySystem)", "",
         f"Command: {cmd} (Python {platform.python_version()}, {os.cpu_count()} cores shared "
         "with other agents' test runs: the machine was loaded, figures are pessimistic).", "",
         f"Corpus: {r['files']} `.py` files of the CPython standard library, {r['lines']:,} "

@@ -1,4 +1,4 @@
-"""LLM calls and prompt size of real requests, end to end through a real Cat (issue 12).
+"""LLM calls and prompt size of real requests, end to end through a real Cat.
 
 Boots a Cheshire Cat 1.9.2 in-process (the integration harness: ``CCAT_CORE_DIR`` names its
 core; run with the Python of the Cat's venv) with its default embedder and a counting scripted

@@ -1,4 +1,4 @@
-"""What an integrity check costs when the memory database opens (issue 15, corrupt store).
+"""What an integrity check costs when the memory database opens (a damaged store is caught).
 
 Run from the plugin root (prints a Markdown section for docs/benchmarks.md)::
 

@@ -4,14 +4,14 @@ Run from the plugin root (prints Markdown for docs/benchmarks.md)::
 
     .venv/bin/python -m tests.run bench.vector_load_bench [--rows 68074] [--dimension 2367]
 
-The defaults are issue 16's case: the standard library's 68,074 entities with the Cat's default
-DumbEmbedder (2,367 dimensions). A ``MemorySystem`` database with that many stored vectors is
-built once; then each way of loading runs in a fresh child process, which reports its wall time
-and how far its peak RSS rose above its RSS before the load:
+The defaults are a large repository's case: the standard library's 68,074 entities with the
+Cat's default DumbEmbedder (2,367 dimensions). A ``MemorySystem`` database with that many stored
+vectors is built once; then each way of loading runs in a fresh child process, which reports its
+wall time and how far its peak RSS rose above its RSS before the load:
 
-- ``before``: the algorithm this project used until issue 16 (every blob fetched into a list,
-  joined into one bytes object, then copied row by row into arrays that double when full),
-  re-implemented here for the comparison;
+- ``before``: the obvious algorithm (every blob fetched into a list, joined into one bytes
+  object, then copied row by row into arrays that double when full), implemented here for the
+  comparison;
 - ``one pass``: ``DenseStage`` today (blobs streamed from the cursor into a matrix allocated
   once), forced with ``dense_ranking="always"``;
 - ``auto``: ``dense_ranking="auto"`` with an embedder named ``DumbEmbedder``: judged useless,
@@ -92,7 +92,7 @@ def _peak_mib() -> float:
 
 
 def _load_before(db: Path, dimension: int) -> tuple[int, float]:
-    """The pre-issue-16 algorithm: fetchall, join, then row-by-row puts with doubling."""
+    """The obvious algorithm: fetchall, join, then row-by-row puts with doubling."""
     conn = sqlite3.connect(str(db))
     have = conn.execute("SELECT seq, embedding FROM memories WHERE embedder=?",
                         (f"{KEY}:{dimension}",)).fetchall()

@@ -1,4 +1,4 @@
-"""The extended loop of seed 000 ("with more details"): what happens after a commit.
+"""The extended loop: what happens after a commit (README, "Extended steps").
 
 Step 4 (concurrent): run the tests again and measure performance of the examples in the sandbox
 against the previous good draft. Step 5 (concurrent): generate documentation and ask an LLM peer
@@ -122,14 +122,15 @@ class ExtendedDeps:
     emit: Callable[[str, str, str], None]
     #: one more iteration with the review's feedback: Revised, or why it was not applied
     revise: Callable[[str, str], Revised | str]
-    timeout_s: float = 30.0
-    memory_mb: int = 512
-    sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
+    #: the run's sandbox limits and policy (``LoopConfig``'s)
+    timeout_s: float
+    memory_mb: int
+    sandbox_policy: SandboxPolicy
 
 
 def run_extended(deps: ExtendedDeps, files: dict[str, str], commit_id: str,
                  previous: Mapping[str, str] | None, config: ExtendedConfig) -> ExtendedResult:
-    """Steps 4 and 5 of the seed after ``commit_id`` (holding ``files``) was committed."""
+    """Steps 4 and 5 after ``commit_id`` (holding ``files``) was committed."""
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="codemem-ext") as pool:
         rerun = pool.submit(_rerun, deps, files, config)
         perf = pool.submit(_perf, deps, files, previous, config)

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from typing import Any
 
+from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .pycheck import version_tuple
 from .report import FAILED, PASSED, SKIPPED, CheckResult
 
@@ -33,7 +34,7 @@ def ruff_available() -> bool:
     return importlib.util.find_spec("ruff") is not None
 
 
-def lint_source(source: str, path: str, python_version: str = "3.10",
+def lint_source(source: str, path: str, python_version: str = DEFAULTS.python_version,
                 timeout_s: float = 30.0) -> tuple[CheckResult, ...]:
     """One ``lint`` result per finding (at most 10), or a single passed/skipped result."""
     if not ruff_available():

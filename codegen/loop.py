@@ -1,12 +1,13 @@
-"""The draft loop of seed 000: generate -> apply -> validate + judge -> commit or roll back.
+"""The draft loop: generate -> apply -> validate + judge -> commit or roll back.
 
-One iteration follows the seed's three concurrent steps, run on a ThreadPoolExecutor: (1) context
-from the repository, the task's commit history and associative sources; (2) generation of the
-modifications and extraction of the source the validation needs; (3) validation (cheapest first,
-repository tests in the sandbox) and comparison with the objective (the meta-code examples as tests
-in the sandbox, then the LLM judge). Every draft is a commit: a passing one is ``passed``, a
-failing one ``failed`` and immediately rolled back to the last good commit, so the task's history
-says what was tried and why it failed. The exact failure is fed into the next iteration.
+One iteration runs three concurrent steps on a ThreadPoolExecutor (README, "One iteration"): (1)
+context from the repository, the task's commit history and associative sources; (2) generation
+of the modifications and extraction of the source the validation needs; (3) validation (cheapest
+first, repository tests in the sandbox) and comparison with the objective (the meta-code
+examples as tests in the sandbox, then the LLM judge). Every draft is a commit: a passing one is
+``passed``, a failing one ``failed`` and immediately rolled back to the last good commit, so the
+task's history says what was tried and why it failed. The exact failure is fed into the next
+iteration.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def run_prepared_draft(metacode: MetaCode, files: dict[str, str], deps: LoopDeps
 
 
 class _Loop:
-    """The seed's algorithm over one ``RunState`` (futures are the only thing shared)."""
+    """The loop's algorithm over one ``RunState`` (futures are the only thing shared)."""
 
     def __init__(self, state: RunState) -> None:
         self.s = state
@@ -242,7 +243,7 @@ class _Loop:
 
     def _check(self, files: dict[str, str], repo_tests: dict[str, str],
                ex_tests: dict[str, str]) -> ValidationReport:
-        """Step 3 of the seed: validation and objective comparison, concurrently."""
+        """Step 3: validation and comparison with the objective, concurrently."""
         s = self.s
         s.emit("validate", "started")
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-val") as pool:

@@ -1,11 +1,12 @@
 """What one draft-loop run is built from and the state it keeps while it runs.
 
-Why a module of its own: the loop (``loop.py``) is the seed's algorithm; this is everything it
+Why a module of its own: the loop (``loop.py``) is the algorithm; this is everything it
 reads and counts. ``LoopDeps`` names the outside world (the model, the draft store, the
 optional sources and checkers), and ``RunState.start`` fills every missing checker with this
 package's real one through ordinary imports, so what the loop depends on is visible here and to
 the type checker. The state is declared in one place, typed, and mutated only by the loop's
-thread; the concurrent steps touch only the meters and the validation clock, which lock.
+thread; the concurrent steps touch only the meters (``llm/completer.py``) and the validation
+clock, which lock.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..llm.completer import Metered
+from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .extended import ExtendedConfig
 from .metacode import MetaCode
 from .ports import (
@@ -40,16 +43,16 @@ from .validate import select_related_tests, validate_draft
 class LoopConfig:
     """Budget, stuck detection, sandbox limits and the extended steps' switches."""
 
-    max_iterations: int = 4
+    max_iterations: int = DEFAULTS.max_iterations
     #: Stop when this many iterations in a row fail the same way (0 switches it off).
     stuck_after: int = 2
     judge: bool = True
     #: The Python the REPOSITORY targets (drafts are parsed for it, not for the Cat's).
-    python_version: str = "3.10"
-    timeout_s: float = 60.0
-    memory_mb: int = 1024
+    python_version: str = DEFAULTS.python_version
+    timeout_s: float = DEFAULTS.timeout_s
+    memory_mb: int = DEFAULTS.memory_mb
     #: Which sandbox protections generated code and tests require (the admin's setting).
-    sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
+    sandbox_policy: SandboxPolicy = DEFAULTS.sandbox_policy
     context_limit: int = 6
     history_limit: int = 6
     #: calls per judge answer (the first included) before an unreadable one is disagreement
@@ -107,32 +110,6 @@ class LoopDeps:
     api_facts: ApiFacts | None = None
 
 
-class Meter:
-    """Counts LLM calls and their time (thread-safe) so stats can exclude the model.
-
-    A completer that can ask for JSON natively keeps that capability (``complete_json``).
-    """
-
-    def __init__(self, llm: Completer) -> None:
-        self._llm, self._lock = llm, threading.Lock()
-        self.calls, self.seconds = 0, 0.0
-        native = getattr(llm, "complete_json", None)
-        if callable(native):
-            self.complete_json = lambda prompt, schema: self._timed(native, prompt, schema)
-
-    def __call__(self, prompt: str) -> str:
-        return self._timed(self._llm, prompt)
-
-    def _timed(self, call: Callable[..., str], *args: Any) -> str:
-        start = time.perf_counter()
-        try:
-            return call(*args)
-        finally:
-            with self._lock:
-                self.calls += 1
-                self.seconds += time.perf_counter() - start
-
-
 @dataclass
 class RunState:
     """One run: its inputs (resolved), its counters and where it reports.
@@ -146,8 +123,10 @@ class RunState:
     config: LoopConfig
     store: DraftStore
     notes: Notes | None
-    llm: Meter
-    judge_llm: Meter
+    #: the model, and the judge's (the same object when the judge has no model of its own),
+    #: each counting its calls and the seconds spent waiting for them (``stats``)
+    llm: Metered
+    judge_llm: Metered
     repo_files: dict[str, str]
     repo_context: ContextSource | None
     associative: ContextSource | None
@@ -175,10 +154,10 @@ class RunState:
               on_progress: Callable[[ProgressEvent], None] | None = None,
               should_stop: Callable[[], bool] | None = None) -> RunState:
         """The state of a new run; missing checkers are this package's real ones."""
-        llm = Meter(deps.llm)
+        llm = Metered(deps.llm)
         return cls(
             meta=meta, task_id=task_id, config=config, store=deps.store, notes=deps.notes,
-            llm=llm, judge_llm=llm if deps.judge_llm is None else Meter(deps.judge_llm),
+            llm=llm, judge_llm=llm if deps.judge_llm is None else Metered(deps.judge_llm),
             repo_files=dict(deps.repo_files), repo_context=deps.repo_context,
             associative=deps.associative, validator=deps.validator or validate_draft,
             select_tests=deps.select_tests or select_related_tests,
@@ -212,6 +191,6 @@ class RunState:
         return dict(self.store.show(commit_id).files or {})
 
     def stats(self) -> LoopStats:
-        meters = {id(m): m for m in (self.llm, self.judge_llm)}.values()
+        meters = {id(m.meter): m.meter for m in (self.llm, self.judge_llm)}.values()
         return LoopStats(sum(m.calls for m in meters), sum(m.seconds for m in meters),
                          self.validation_s, time.perf_counter() - self.started)

@@ -1,4 +1,4 @@
-"""Meta-code: the typed, validated goal of a code-generation task (seed 000, "Goal Definition").
+"""Meta-code: the typed, validated goal of a code-generation task (the loop's goal definition).
 
 The model produces it as JSON; we validate it strictly and re-ask with the exact errors, because
 every later step (prompts, generated tests, the signature check, the judge) trusts its fields.

@@ -1,4 +1,4 @@
-"""The code-generation state machine (design.md §6).
+"""The code-generation state machine: the phases of one code task.
 
 A task moves: idle → collecting the request → meta-code confirmed → drafting → validating →
 committed or rolled back → reviewing → done, or failed with a reason. The CatForm walks the user

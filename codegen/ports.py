@@ -204,7 +204,7 @@ class CommitContent(Protocol):
 
 
 class DraftStore(Protocol):
-    """The episodic memory of drafts (seed 000 CommitIndex); ``memory.CommitIndex`` fits."""
+    """The episodic memory of drafts; ``memory.CommitIndex`` fits."""
 
     def commit(self, task_id: str, files: dict[str, str], *, name: str, reason: str,
                metacode: JsonObject, snapshot: JsonObject, verdict: str) -> str: ...
@@ -222,7 +222,7 @@ class DraftStore(Protocol):
 
 
 class Notes(Protocol):
-    """The task scratchpad (seed 001, ``memory.Scratchpad``); the caller starts the task."""
+    """The task scratchpad (``memory.Scratchpad`` fits); the caller starts the task."""
 
     def put(self, task_id: str, key: str, value: Any) -> Any: ...
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .report import FAILED, PASSED, CheckResult
 
 #: Deeper bracket nesting than this is refused before libcst sees it (it segfaults near 10k).
@@ -68,7 +69,8 @@ def bracket_depth(source: str) -> int:
     return best
 
 
-def check_parse(source: str, path: str, python_version: str = "3.10") -> Parsed:
+def check_parse(source: str, path: str,
+                python_version: str = DEFAULTS.python_version) -> Parsed:
     """Parse ``source`` as the repository's Python would; ``where`` is ``path:line:col``."""
     if bracket_depth(source) > MAX_NESTING:
         return Parsed(CheckResult("parse", FAILED, f"brackets nested deeper than "

@@ -12,6 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
+from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .ports import SandboxRun
 from .report import ENV_ERROR, FAILED, PASSED, SKIPPED, CheckResult
 from .sandbox.api import run_in_sandbox
@@ -39,7 +40,7 @@ def pytest_argv(test_paths: Collection[str], *, src_root: bool = False) -> list[
 
 def run_tests(files: dict[str, str], test_paths: Collection[str], *, local_modules: set[str],
               timeout_s: float, memory_mb: int, sandbox: SandboxFn = run_in_sandbox,
-              policy: SandboxPolicy = SandboxPolicy.require_isolation
+              policy: SandboxPolicy = DEFAULTS.sandbox_policy
               ) -> tuple[CheckResult, ...]:
     """Run ``test_paths`` (already in ``files``); ``local_modules`` are the repo's packages.
 

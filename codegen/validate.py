@@ -16,6 +16,7 @@ import libcst as cst
 
 from .api_check import check_library_calls
 from .callsites import check_call_sites
+from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .errors import CodegenError
 from .lint import lint_source
 from .ports import ApiFacts
@@ -38,13 +39,14 @@ class UnknownCheck(CodegenError, ValueError):
 def validate_draft(files: Mapping[str, str], *, target_path: str,
                    expected_symbol: str | None = None,
                    expected_params: Sequence[str] | None = None,
-                   test_files: Mapping[str, str] | None = None, python_version: str = "3.10",
-                   checks: Collection[str] | None = None, timeout_s: float = 60.0,
-                   memory_mb: int = 1024, expected_kind: str | None = None,
+                   test_files: Mapping[str, str] | None = None,
+                   python_version: str = DEFAULTS.python_version,
+                   checks: Collection[str] | None = None, timeout_s: float = DEFAULTS.timeout_s,
+                   memory_mb: int = DEFAULTS.memory_mb, expected_kind: str | None = None,
                    api_facts: ApiFacts | None = None,
                    draft_paths: Sequence[str] | None = None,
                    sandbox: SandboxFn = run_in_sandbox,
-                   sandbox_policy: SandboxPolicy = SandboxPolicy.require_isolation
+                   sandbox_policy: SandboxPolicy = DEFAULTS.sandbox_policy
                    ) -> ValidationReport:
     """Check the draft ``files`` (repository files merged with the draft) cheapest first.
 

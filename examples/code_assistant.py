@@ -1,9 +1,8 @@
-"""The seed's Example 2 (code assistant), runnable offline with fake deterministic LLMs.
+"""The code memory as a code assistant's, runnable offline with fake deterministic LLMs.
 
-Run from the plugin root: ``python -m tests.run examples.code_assistant``. The seed indexes a
+Run from the plugin root: ``python -m tests.run examples.code_assistant``. The example indexes a
 folder called ``src``; this script creates a small sample project with that name in a
-temporary working directory first, then runs the seed's code unchanged (only the imports
-differ), and cleans up afterwards.
+temporary working directory first, runs the example there, and cleans up afterwards.
 """
 
 import asyncio
@@ -12,8 +11,7 @@ import os
 import re
 import tempfile
 
-from ..memory import CodeMemorySystem
-from ..memory.codebase import CodeContext
+from ..memory import CodeContext, CodeMemorySystem
 from .fake_llm import answer_scoring
 
 SAMPLE_PROJECT = {
@@ -76,7 +74,7 @@ async def gpt4_fn(prompt: str) -> str:
 
 @contextlib.contextmanager
 def sample_project():
-    """A temporary working directory holding ``src/`` (the seed's folder name)."""
+    """A temporary working directory holding ``src/`` (the folder the example indexes)."""
     previous = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="code-assistant-") as path:
         for rel, text in SAMPLE_PROJECT.items():

@@ -1,8 +1,8 @@
-"""The seed's Quick Start (General Memory System), runnable offline with fake LLMs.
+"""The memory API's quick start (general memory system), runnable offline with fake LLMs.
 
-Run from the plugin root: ``python -m tests.run examples.quickstart``. The seed code is unchanged
-except the import line, the fake LLM bodies and the ``__main__`` guard (which also runs it in a
-temporary directory so the default ``memories.db`` does not stay behind).
+Run from the plugin root: ``python -m tests.run examples.quickstart``. The LLMs are fakes, and
+the ``__main__`` guard runs the example in a temporary directory so the default ``memories.db``
+does not stay behind.
 """
 
 import asyncio

@@ -1,4 +1,4 @@
-"""The seed's Example 3 (research assistant), runnable offline with fake LLMs.
+"""The memory API as a research assistant's memory, runnable offline with fake LLMs.
 
 Run from the plugin root: ``python -m tests.run examples.research_assistant``.
 """

@@ -1,4 +1,4 @@
-"""The seed's Example 1 (customer support bot), runnable offline with fake LLMs.
+"""The memory API as a customer support bot's memory, runnable offline with fake LLMs.
 
 Run from the plugin root: ``python -m tests.run examples.support_bot``.
 """

@@ -2,46 +2,69 @@
 
 Reading structured answers from real model output (reasoning blocks, prose around fences, JSON
 slips, truncation, refusals), the bounded retry that quotes a refusal back to the model, and the
-prompt template engine. Never imports ``cat``, ``langchain``, ``memory`` or ``codegen``. Public
-names resolve lazily (PEP 562) so importing the package has no side effects.
+prompt template engine. Never imports ``cat``, ``langchain``, ``memory`` or ``codegen``. This is
+the package's one entry point for the glue; its names resolve lazily, are never cached here
+(``exports.py`` says why) and have their types in the ``TYPE_CHECKING`` block, which a test
+keeps equal to ``_EXPORTS``.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from .exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
+    # errors
     "LLMError": ".errors",
     "PromptError": ".errors",
     "ReplyRefused": ".errors",
+    # prompts
     "TemplateSet": ".templates",
     "data_block": ".templates",
     "data_blocks": ".templates",
     "draft_blocks": ".templates",
+    # reading replies
     "strip_reasoning": ".reasoning",
     "ReplyModel": ".schema",
     "ReplySpec": ".reader",
+    "answer_text": ".reader",
     "model_spec": ".reader",
     "read_reply": ".reader",
-    "answer_text": ".reader",
+    # asking
     "Asked": ".retry",
     "Exchange": ".retry",
     "JsonCompleter": ".retry",
     "ask": ".retry",
+    # wrapping a completer, counting its calls
+    "Completer": ".completer",
+    "Decorated": ".completer",
+    "Meter": ".completer",
+    "Metered": ".completer",
 }
 
 __all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__package__ or __name__, _EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __package__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+if TYPE_CHECKING:
+    from .completer import Completer as Completer
+    from .completer import Decorated as Decorated
+    from .completer import Meter as Meter
+    from .completer import Metered as Metered
+    from .errors import LLMError as LLMError
+    from .errors import PromptError as PromptError
+    from .errors import ReplyRefused as ReplyRefused
+    from .reader import ReplySpec as ReplySpec
+    from .reader import answer_text as answer_text
+    from .reader import model_spec as model_spec
+    from .reader import read_reply as read_reply
+    from .reasoning import strip_reasoning as strip_reasoning
+    from .retry import Asked as Asked
+    from .retry import Exchange as Exchange
+    from .retry import JsonCompleter as JsonCompleter
+    from .retry import ask as ask
+    from .schema import ReplyModel as ReplyModel
+    from .templates import TemplateSet as TemplateSet
+    from .templates import data_block as data_block
+    from .templates import data_blocks as data_blocks
+    from .templates import draft_blocks as draft_blocks

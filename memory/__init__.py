@@ -1,50 +1,134 @@
-"""Framework-free memory core: scratchpad, memory API, code index, commit history.
+"""Framework-free memory core: the memory API, the code index, the draft history, the scratchpad.
 
-Never imports ``cat``. Public names resolve lazily (PEP 562) so that importing the package is
-cheap and has no side effects: the Cat imports every module of the plugin, and the heavy parts
-(tree-sitter grammars, git backends) load only when used.
+Never imports ``cat``. This is the package's one entry point: the glue (``app/``) and users
+import its public names from here (``from ..memory import CodeMemorySystem``), never from its
+modules, so what the core offers is this list. The names resolve lazily and are never cached
+here (``llm/exports.py`` says why): importing the package is cheap and has no side effects, and
+after the Cat re-imports the plugin every name is the current import's. The ``TYPE_CHECKING``
+block gives the type checker the same names; a test keeps it equal to ``_EXPORTS``.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from ..llm.exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
-    # scratchpad (seed 001)
-    "Scratchpad": ".scratchpad",
-    "TaskNotFound": ".errors",
     # errors
     "CodeMemoryError": ".errors",
     "StoreCorrupt": ".errors",
-    # memory API (seed 004)
+    "TaskNotFound": ".errors",
+    # the memory API (docs/memory-api.md) and its defaults (one table)
+    "MEMORY_DEFAULTS": ".defaults",
+    "CODE_MEMORY_DEFAULTS": ".defaults",
     "MemorySystem": ".system",
-    "ScoredMemory": ".system",
-    "Candidate": ".system",
     "SyncMemorySystem": ".sync",
-    "HashingEmbedder": ".retrieval.embedding",
-    # code memory (seed 004 / GitMemory)
     "CodeMemorySystem": ".codebase",
-    "CodeContext": ".codebase",
+    "CodeContext": ".code_context",
+    "SOURCE_ENTITY": ".code_context",
+    "Filters": ".store.support",
+    "Metadata": ".store.support",
+    "Candidate": ".retrieval.results",
+    "ScoredMemory": ".retrieval.results",
+    "Embedder": ".retrieval.embedding",
+    "HashingEmbedder": ".retrieval.embedding",
+    # the scratchpad
+    "Scratchpad": ".scratchpad",
+    "ScratchpadError": ".scratchpad",
+    # the code index and the Cat's declarative memory
+    "LANGUAGES": ".extract.languages",
+    "read_file_safely": ".extract.walker",
+    "walk_repository": ".extract.walker",
+    "EXTRACT_WORKER_MARKER": ".extract.pool",
+    "IndexProgress": ".codeindex.indexer",
+    "WalkedFile": ".codeindex.indexer",
+    "default_walker": ".codeindex.walk",
+    "Impact": ".codeindex.impact",
+    "SinkMode": ".codeindex.sink_sync",
     "CatVectorSink": ".codeindex.vector_sink",
     "NamedEmbedder": ".codeindex.vector_sink",
     "is_code_point": ".codeindex.vector_sink",
-    # episodic memory (seed 000 CommitIndex)
-    "CommitIndex": ".commits",
-    "CommitInfo": ".commits",
+    "VectorCollection": ".codeindex.vector_sink",
+    # the draft history
+    "CommitIndex": ".commits.index",
+    "CommitInfo": ".commits.info",
+    "is_good": ".commits.message",
+    # the user's repository
+    "check_repository_root": ".repository.root",
+    "WriteBackRefused": ".repository.writeback",
+    "write_back": ".repository.writeback",
+    # associative sources
+    "AssociativeMemory": ".sources.indexing",
+    "SourceOptions": ".sources.indexing",
+    "SourceResult": ".sources.indexing",
+    "SourceRow": ".sources.catalog",
+    "ApiTable": ".sources.api_lookup",
+    "declared_dependencies": ".sources.declared",
+    "configured_index": ".sources.package_index",
+    "FolderSource": ".sources.spec",
+    "Source": ".sources.spec",
+    "find_source": ".sources.spec",
+    "format_sources": ".sources.spec",
+    "parse_item": ".sources.spec",
+    "parse_sources": ".sources.spec",
+    "split_items": ".sources.spec",
+    "unique_sources": ".sources.spec",
 }
 
 __all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__package__ or __name__, _EXPORTS)
 
-
-def __getattr__(name: str) -> Any:  # Any: the lazily imported class or function
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __package__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+if TYPE_CHECKING:
+    from .code_context import SOURCE_ENTITY as SOURCE_ENTITY
+    from .code_context import CodeContext as CodeContext
+    from .codebase import CodeMemorySystem as CodeMemorySystem
+    from .codeindex.impact import Impact as Impact
+    from .codeindex.indexer import IndexProgress as IndexProgress
+    from .codeindex.indexer import WalkedFile as WalkedFile
+    from .codeindex.sink_sync import SinkMode as SinkMode
+    from .codeindex.vector_sink import CatVectorSink as CatVectorSink
+    from .codeindex.vector_sink import NamedEmbedder as NamedEmbedder
+    from .codeindex.vector_sink import VectorCollection as VectorCollection
+    from .codeindex.vector_sink import is_code_point as is_code_point
+    from .codeindex.walk import default_walker as default_walker
+    from .commits.index import CommitIndex as CommitIndex
+    from .commits.info import CommitInfo as CommitInfo
+    from .commits.message import is_good as is_good
+    from .defaults import CODE_MEMORY_DEFAULTS as CODE_MEMORY_DEFAULTS
+    from .defaults import MEMORY_DEFAULTS as MEMORY_DEFAULTS
+    from .errors import CodeMemoryError as CodeMemoryError
+    from .errors import StoreCorrupt as StoreCorrupt
+    from .errors import TaskNotFound as TaskNotFound
+    from .extract.languages import LANGUAGES as LANGUAGES
+    from .extract.pool import EXTRACT_WORKER_MARKER as EXTRACT_WORKER_MARKER
+    from .extract.walker import read_file_safely as read_file_safely
+    from .extract.walker import walk_repository as walk_repository
+    from .repository.root import check_repository_root as check_repository_root
+    from .repository.writeback import WriteBackRefused as WriteBackRefused
+    from .repository.writeback import write_back as write_back
+    from .retrieval.embedding import Embedder as Embedder
+    from .retrieval.embedding import HashingEmbedder as HashingEmbedder
+    from .retrieval.results import Candidate as Candidate
+    from .retrieval.results import ScoredMemory as ScoredMemory
+    from .scratchpad import Scratchpad as Scratchpad
+    from .scratchpad import ScratchpadError as ScratchpadError
+    from .sources.api_lookup import ApiTable as ApiTable
+    from .sources.catalog import SourceRow as SourceRow
+    from .sources.declared import declared_dependencies as declared_dependencies
+    from .sources.indexing import AssociativeMemory as AssociativeMemory
+    from .sources.indexing import SourceOptions as SourceOptions
+    from .sources.indexing import SourceResult as SourceResult
+    from .sources.package_index import configured_index as configured_index
+    from .sources.spec import FolderSource as FolderSource
+    from .sources.spec import Source as Source
+    from .sources.spec import find_source as find_source
+    from .sources.spec import format_sources as format_sources
+    from .sources.spec import parse_item as parse_item
+    from .sources.spec import parse_sources as parse_sources
+    from .sources.spec import split_items as split_items
+    from .sources.spec import unique_sources as unique_sources
+    from .store.support import Filters as Filters
+    from .store.support import Metadata as Metadata
+    from .sync import SyncMemorySystem as SyncMemorySystem
+    from .system import MemorySystem as MemorySystem

@@ -1,4 +1,4 @@
-"""``CodeContext`` (seed 004's data model) and how a context and a memory are rendered as text.
+"""``CodeContext`` (docs/memory-api.md) and how a context and a memory are rendered as text.
 
 Kept apart from ``codebase`` so the rendering rules (what the scoring LLM and the cache key see)
 are small, pure and testable on their own. ``CodeContext`` is re-exported by ``codebase``.
@@ -20,7 +20,7 @@ edit. Its metadata names the source (``source_name``, ``source_version``)."""
 
 @dataclass
 class CodeContext:
-    """Rich context for code-related queries (seed 004's data model)."""
+    """Rich context for code-related queries (docs/memory-api.md, "CodeContext")."""
 
     user_query: str
     current_file: str | None = None

@@ -52,6 +52,7 @@ from .codeindex.walk import (
     locate_file,
     walk_single,
 )
+from .defaults import CODE_MEMORY_DEFAULTS as DEFAULTS
 from .query_prompt import PrimaryFn, ask_primary, code_query_prompt, score_label
 from .retrieval.code_focus import Boosts, CodeFocus
 from .retrieval.embedding import Vectors
@@ -68,14 +69,13 @@ MAX_CANDIDATE_CHARS = 4000
 class CodeMemorySystem(MemorySystem):
     """Code intelligence memory: index repositories, retrieve entities for a ``CodeContext``.
 
-    Constructor parameters are the seed's, in its order. Keyword-only extras: ``embedder``
-    (default ``HashingEmbedder``; in the Cat pass ``cat.embedder``), ``vector_sink`` (e.g.
-    ``CatVectorSink(cat.memory.vectors.declarative)``), ``sink_mode`` (what the sink
-    receives: ``entities``, ``files``, ``none`` or ``auto``; see ``codeindex.sink_sync.SinkMode``),
-    ``repository_id`` (fixed id for the indexed repository; default derived from its path),
-    ``max_file_bytes``, ``walker`` / ``extractor`` (defaults: the extraction package's safe
-    walker and crash-contained worker pool), ``workers`` (pool size) and any ``MemorySystem``
-    keyword (``candidate_limit``...).
+    Positional parameters as docs/memory-api.md lists them, defaults from ``defaults.py``.
+    Keyword-only extras: ``embedder`` (default ``HashingEmbedder``; in the Cat ``cat.embedder``),
+    ``vector_sink`` (e.g. ``CatVectorSink(cat.memory.vectors.declarative)``), ``sink_mode`` (what
+    the sink receives, a ``codeindex.sink_sync.SinkMode``), ``repository_id`` (fixed id for the
+    indexed repository; default derived from its path), ``max_file_bytes``, ``walker`` /
+    ``extractor`` (defaults: the extraction package's safe walker and crash-contained worker
+    pool), ``workers`` (pool size) and any ``MemorySystem`` keyword (``candidate_limit``...).
     """
 
     #: ``None``: the built-in ``code_query`` prompt; or a ``str.format`` template (``{query}``,
@@ -90,17 +90,17 @@ class CodeMemorySystem(MemorySystem):
         self,
         small_model_fn: Callable[[str], Awaitable[str]],
         db_path: str = "code_memories.db",
-        relevance_threshold: float = 0.7,
-        max_memories: int = 15,
-        batch_size: int = 10,
-        enable_caching: bool = True,
-        enable_dependency_boost: bool = True,
-        enable_recency_boost: bool = True,
-        dependency_boost_amount: float = 0.15,
-        recency_boost_amount: float = 0.10,
-        recency_days: int = 7,
-        retry_attempts: int = 3,
-        retry_delay: float = 1.0,
+        relevance_threshold: float = DEFAULTS.relevance_threshold,
+        max_memories: int = DEFAULTS.max_memories,
+        batch_size: int = DEFAULTS.batch_size,
+        enable_caching: bool = DEFAULTS.enable_caching,
+        enable_dependency_boost: bool = DEFAULTS.enable_dependency_boost,
+        enable_recency_boost: bool = DEFAULTS.enable_recency_boost,
+        dependency_boost_amount: float = DEFAULTS.dependency_boost_amount,
+        recency_boost_amount: float = DEFAULTS.recency_boost_amount,
+        recency_days: int = DEFAULTS.recency_days,
+        retry_attempts: int = DEFAULTS.retry_attempts,
+        retry_delay: float = DEFAULTS.retry_delay,
         *,
         vector_sink: VectorSink | None = None,
         sink_mode: SinkMode | str = SinkMode.ENTITIES,
@@ -474,7 +474,7 @@ class CodeMemorySystem(MemorySystem):
         self._recency.invalidate()
 
     def get_stats(self) -> JSONDict:
-        """The seed's keys (``total_code_memories``, ``total_non_code_memories``,
+        """The memory API's keys (``total_code_memories``, ``total_non_code_memories``,
         ``total_memories``, ``cache_stats``) plus retrieval and boost configuration."""
         stats = super().get_stats()
         code = self.count_memories({"type": CODE_ENTITY})

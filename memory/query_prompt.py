@@ -1,7 +1,7 @@
 """The ``query`` prompt of both memory systems, and how a retrieved memory is shown to a model.
 
 Why here: the default prompts are templates of ``prompts`` (strict, pinned by golden files), but
-seed 004 also lets a user pass their own ``str.format`` template (``query_prompt_template``,
+the memory API also lets a user pass their own ``str.format`` template (``query_prompt_template``,
 ``custom_prompt_template``). Both kinds receive the same values: the context and every memory as
 escaped data blocks (text from a repository cannot close its block and speak as instructions),
 the caller's task or request as plain text (it IS the instruction). A user template may also use
@@ -23,7 +23,7 @@ PrimaryFn = Callable[[str], "Awaitable[str] | str"]
 
 
 class _KeepUnknown(dict[str, str]):
-    """``format_map`` values that leave an unknown ``{name}`` as written (seed 004 behaviour)."""
+    """``format_map`` values that leave an unknown ``{name}`` as written (docs/memory-api.md)."""
 
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"

@@ -1,4 +1,4 @@
-"""The task-scoped scratchpad (seed 001, "M05 Working Memory Manager").
+"""The task-scoped scratchpad: the working memory of one code task.
 
 A mental notebook for one task at a time, or several side by side, namespaced by task id: the
 draft loop writes intermediate results (meta-code, the current draft's commit, the last report)
@@ -185,7 +185,7 @@ class Scratchpad:
             return default if entry is None else _plain(entry["value"], key)
 
     def query(self, task_id: str, key: str) -> Lookup:
-        """One key, answered as found/not found (seed: "output a not-found result")."""
+        """One key, answered as found or not found (never an exception for a missing key)."""
         with self._lock:
             entry = self._task(task_id)["values"].get(key)
         if entry is None:

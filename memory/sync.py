@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from .defaults import MEMORY_DEFAULTS as DEFAULTS
 from .retrieval.results import Candidate, ScoredMemory
 from .store.support import Filters, JSONDict
 from .system import MemorySystem
@@ -39,11 +40,11 @@ class SyncMemorySystem:
         self,
         llm: SyncLLM,
         db_path: str = "memories.db",
-        relevance_threshold: float = 0.7,
-        max_memories: int = 10,
-        batch_size: int = 10,
-        retry_attempts: int = 3,
-        retry_delay: float = 1.0,
+        relevance_threshold: float = DEFAULTS.relevance_threshold,
+        max_memories: int = DEFAULTS.max_memories,
+        batch_size: int = DEFAULTS.batch_size,
+        retry_attempts: int = DEFAULTS.retry_attempts,
+        retry_delay: float = DEFAULTS.retry_delay,
         *,
         system_cls: type[MemorySystem] = MemorySystem,
         **options: Any,  # Any: forwarded to ``system_cls``, whose parameters check them

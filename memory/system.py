@@ -1,11 +1,12 @@
-"""``MemorySystem``: the seed's general memory API (seed 004), with bounded LLM-scored retrieval.
+"""``MemorySystem``: the general memory API (docs/memory-api.md), with bounded LLM-scored retrieval.
 
-Why bounded: the seed scores every memory with a small LLM, O(N) calls per query. Here a lexical
+Why bounded: scoring every memory with a small LLM costs O(N) calls per query. Here a lexical
 stage (FTS5 bm25 over text, metadata and identifier parts) and a dense stage (an injectable
 embedder; hashing by default) propose candidates, reciprocal-rank fusion merges them, and only
 the top ``max(candidate_limit, max_memories)`` are scored by the LLM: listwise by default (one
 call scores up to ``candidate_limit`` candidates, follow-ups only for what it left out, at most
-``retry_attempts`` calls per chunk), or pointwise (one call per candidate, the seed's scheme).
+``retry_attempts`` calls per chunk), or pointwise (one call per candidate, the specification's
+scheme).
 Calls per query stay bounded whatever the number of memories.
 """
 
@@ -21,6 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from .defaults import MEMORY_DEFAULTS as DEFAULTS
 from .errors import StoreCorrupt
 from .query_prompt import PrimaryFn, ask_primary, general_query_prompt, memory_item, numbered
 from .retrieval.dense import DenseStage, EmbedderFailed
@@ -60,14 +62,15 @@ log = logging.getLogger(__name__)
 class MemorySystem:
     """General-purpose memory with LLM-scored retrieval, persisted in SQLite.
 
-    Use as documented by the seed; everything after ``retry_delay`` is keyword-only and optional:
+    Use as docs/memory-api.md documents it (defaults: ``defaults.py``); everything after
+    ``retry_delay`` is keyword-only and optional:
     ``candidate_limit`` (LLM-scored candidates per query, default 20), ``enable_caching``,
     ``embedder`` (object with ``embed_documents``/``embed_query``; default ``HashingEmbedder``),
     ``use_dense`` (False = lexical stage only, no vectors at all), ``dense_ranking`` (``"auto"``:
     fuse the dense ranking only if the embedder helps, see ``embedder_check``; ``"always"``;
     ``"never"``), ``llm_timeout`` (seconds per scoring call),
     ``scoring_mode`` (``"listwise"``, the default: one call scores all candidates by id;
-    ``"pointwise"``: one call per candidate, the seed's scheme), ``sleep`` (async
+    ``"pointwise"``: one call per candidate, the specification's scheme), ``sleep`` (async
     ``float -> None`` used between retries; tests inject a fake) and ``clock`` (``() -> datetime``
     for timestamps).
 
@@ -103,19 +106,19 @@ class MemorySystem:
         self,
         small_model_fn: Callable[[str], Awaitable[str]],
         db_path: str = "memories.db",
-        relevance_threshold: float = 0.7,
-        max_memories: int = 10,
-        batch_size: int = 10,
-        retry_attempts: int = 3,
-        retry_delay: float = 1.0,
+        relevance_threshold: float = DEFAULTS.relevance_threshold,
+        max_memories: int = DEFAULTS.max_memories,
+        batch_size: int = DEFAULTS.batch_size,
+        retry_attempts: int = DEFAULTS.retry_attempts,
+        retry_delay: float = DEFAULTS.retry_delay,
         *,
-        candidate_limit: int = 20,
-        enable_caching: bool = True,
+        candidate_limit: int = DEFAULTS.candidate_limit,
+        enable_caching: bool = DEFAULTS.enable_caching,
         embedder: Embedder | None = None,
         use_dense: bool = True,
         dense_ranking: str = "auto",
-        llm_timeout: float | None = 60.0,
-        scoring_mode: str = "listwise",
+        llm_timeout: float | None = DEFAULTS.llm_timeout,
+        scoring_mode: str = DEFAULTS.scoring_mode,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:

@@ -1,8 +1,8 @@
 """Validated retrieval configuration and batch-input parsing for ``MemorySystem``.
 
-Why separate: the seed promises ``ValueError`` for out-of-range configuration both in the
-constructor and in ``update_retrieval_config``; one frozen dataclass checks both paths the same
-way, all-or-nothing.
+Why separate: the memory API raises ``ValueError`` for out-of-range configuration both in the
+constructor and in ``update_retrieval_config`` (docs/memory-api.md); one frozen dataclass checks
+both paths the same way, all-or-nothing. Its defaults are ``defaults.MEMORY_DEFAULTS``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .defaults import MEMORY_DEFAULTS as DEFAULTS
 from .store.support import Metadata
 
 SCORING_MODES = ("listwise", "pointwise")
@@ -34,23 +35,23 @@ class RetrievalConfig:
     """Retrieval knobs; construction raises ``ValueError`` on any out-of-range value."""
 
     #: minimum LLM score (0.0-1.0) for a memory to be returned
-    relevance_threshold: float = 0.7
+    relevance_threshold: float = DEFAULTS.relevance_threshold
     #: most memories returned per retrieval (>= 1)
-    max_memories: int = 10
+    max_memories: int = DEFAULTS.max_memories
     #: scoring calls in flight at once (>= 1)
-    batch_size: int = 10
+    batch_size: int = DEFAULTS.batch_size
     #: scoring attempts per candidate, the first included (>= 1)
-    retry_attempts: int = 3
+    retry_attempts: int = DEFAULTS.retry_attempts
     #: seconds before attempt 2; doubles after each further failure (>= 0)
-    retry_delay: float = 1.0
+    retry_delay: float = DEFAULTS.retry_delay
     #: candidates sent to the LLM per query (>= 1); the real bound is max(this, max_memories)
-    candidate_limit: int = 20
+    candidate_limit: int = DEFAULTS.candidate_limit
     #: reuse scores by (context, memory content) across queries and restarts
-    enable_caching: bool = True
+    enable_caching: bool = DEFAULTS.enable_caching
     #: seconds one scoring call may take (None = unlimited)
-    llm_timeout: float | None = 60.0
+    llm_timeout: float | None = DEFAULTS.llm_timeout
     #: "listwise" (one call scores all candidates, by id) or "pointwise" (one call each)
-    scoring_mode: str = "listwise"
+    scoring_mode: str = DEFAULTS.scoring_mode
 
     def __post_init__(self) -> None:
         checks = [

@@ -15,5 +15,5 @@ def scripted_llm():
 
 @pytest.fixture
 def async_scripted_llm():
-    """Factory for the async flavour (``small_model_fn`` of the seed)."""
+    """Factory for the async flavour (``small_model_fn`` of the memory API)."""
     return AsyncScriptedLLM

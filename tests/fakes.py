@@ -2,7 +2,7 @@
 
 ``ScriptedLLM`` replays replies in order, records every prompt and fails on an unexpected call.
 ``FunctionLLM`` answers through a function for tests that need logic. Both exist in a
-synchronous (``str -> str``, like ``cat.llm``) and an async flavour (the seed's
+synchronous (``str -> str``, like ``cat.llm``) and an async flavour (the memory API's
 ``small_model_fn``).
 """
 
@@ -55,7 +55,7 @@ class ScriptedLLM:
 
 
 class AsyncScriptedLLM(ScriptedLLM):
-    """``ScriptedLLM`` with an ``async`` call, for the seed's ``small_model_fn``."""
+    """``ScriptedLLM`` with an ``async`` call, for the memory API's ``small_model_fn``."""
 
     async def __call__(self, prompt: str) -> str:  # type: ignore[override]
         return self._next(prompt)

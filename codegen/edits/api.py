@@ -1,6 +1,6 @@
 """Turn an LLM reply into modifications and apply them to a COPY of the draft.
 
-Three formats, chosen for reliability (ecosystem.md §2.7): whole-entity replacement for Python,
+Three formats, chosen because each applies with certainty: whole-entity replacement for Python,
 located by qualified name and swapped with libcst so decorators, leading comments and every other
 byte of the file stay as they were; SEARCH/REPLACE blocks for everything else, matched exact, then
 whitespace-insensitive, then fuzzy with a unique match only; whole files for new files. Anything

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from ..defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .env import (
     HostPlan,
     base_prefix,
@@ -51,7 +52,7 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
                    env: dict[str, str] | None = None, output_cap: int = OUTPUT_CAP,
                    namespaces: bool = True, collect: tuple[str, ...] = (),
                    kill_grace_s: float = 0.3,
-                   require: SandboxPolicy | Collection[str] = SandboxPolicy.require_isolation
+                   require: SandboxPolicy | Collection[str] = DEFAULTS.sandbox_policy
                    ) -> SandboxResult:
     """Run ``argv`` in a fresh temp dir holding ``files``; never raises for the command's faults.
 

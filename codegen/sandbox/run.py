@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # the launcher's own types; it is never imported by the Cat
 #: values are checked where they are read).
 StatusLine = dict[str, Any]
 
-BOOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot.py")
+#: The launcher, run by path: on a command line it tells the sandboxes among the plugin's
+#: children when they must be stopped (app/process.py, ``CHILD_MARKERS``).
+SANDBOX_LAUNCHER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot.py")
 
 
 class RunStatus(Vocabulary):
@@ -107,7 +109,7 @@ def execute(cfg: LauncherConfig, launch: Launch) -> SandboxResult:
     """Start the launcher, watch it, then make sure nothing of the run survives."""
     status_r, status_w = os.pipe()
     sent: LauncherConfig = {**cfg, "status_fd": status_w, "parent_pid": os.getpid()}
-    argv = [sent.pop("python"), "-I", "-S", BOOT, json.dumps(sent)]
+    argv = [sent.pop("python"), "-I", "-S", SANDBOX_LAUNCHER, json.dumps(sent)]
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, cwd=launch.work, env=launch.env,

@@ -1,4 +1,4 @@
-"""Incremental indexing of a repository into entity memories (GitMemory, seed 004 / issue 6).
+"""Incremental indexing of a repository into entity memories (GitMemory, docs/memory-api.md).
 
 Why incremental by stat, then hash: re-indexing a large repository after one edit must cost
 about one file. A file whose size and mtime match the manifest is not even read; a file whose

@@ -39,7 +39,7 @@ _SCHEMA = [
         point_id TEXT NOT NULL, vector BLOB)""",
     "CREATE INDEX IF NOT EXISTS code_entities_file ON code_entities (repo_id, path)",
     # Entity rows carry their vector (9 KB at 2,367 dimensions): listing a repository's ids
-    # from this small covering index reads megabytes, not the whole table (issue 16).
+    # from this small covering index reads megabytes, not the whole table.
     "CREATE INDEX IF NOT EXISTS code_entities_ids ON code_entities (repo_id, memory_id)",
 ]
 

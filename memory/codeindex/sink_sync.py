@@ -10,7 +10,7 @@ filtered count over 68k points); a missing point, another mode or an interrupted
 (``sink_count = -1``) means: delete this repository's points and re-push them from the
 plugin's own store. Pushing is idempotent (deterministic point ids).
 
-Why modes (issue 16): every point in the Cat's declarative memory is compared with every
+Why modes: every point in the Cat's declarative memory is compared with every
 message the user sends, and the Cat's local Qdrant reloads every point at boot. Whole entities
 of a large repository made the Cat slow and huge; ``auto`` pushes one compact outline per file
 when the embedder ranks code and nothing when it cannot (the Cat's default DumbEmbedder).

@@ -1,4 +1,4 @@
-"""Episodic memory (seed 000 "CommitIndex for Draft Script"): every draft is a git commit.
+"""Episodic memory (the draft history, ``CommitIndex``): every draft is a git commit.
 
 Importing this package loads neither GitPython nor dulwich; backends load on first use.
 """

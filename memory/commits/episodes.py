@@ -1,6 +1,6 @@
 """Episodes: each commit as a searchable memory of "what we tried, and why it passed or failed".
 
-The seed's CommitIndex is a *time-ordered index* of the draft's iterations. When the lead wires a
+The CommitIndex is a *time-ordered index* of the draft's iterations. When the caller wires a
 ``MemorySystem`` in, every commit is also added there as an episode memory (metadata ``kind:
 "episode"``) and searched through its retrieval; when nothing is injected, ``rank`` gives a
 built-in answer from the history itself (token overlap plus recency), so the loop always has one.

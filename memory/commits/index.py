@@ -1,4 +1,4 @@
-"""``CommitIndex``: the episodic memory of seed 000, one git commit per draft.
+"""``CommitIndex``: the episodic memory of the draft loop, one git commit per draft.
 
 One bare repository per indexed project; one branch ``refs/heads/tasks/<task id>`` per task. Each
 commit's tree holds the draft files, ``metacode.json`` and ``working_memory.json``; its message

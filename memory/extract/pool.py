@@ -35,7 +35,9 @@ if TYPE_CHECKING:  # typing only: Unpack is in typing from 3.11
     from typing_extensions import Unpack
 
 _PLUGIN_ROOT = str(Path(__file__).resolve().parents[2])
-_WORKER_ALIAS = "_codemem_extract_worker"
+#: The package name a parser worker imports the plugin under: on its command line, it tells the
+#: plugin's children apart when they must be stopped (app/process.py, ``CHILD_MARKERS``).
+EXTRACT_WORKER_MARKER = "_codemem_extract_worker"
 _BOOTSTRAP = (
     "import importlib, importlib.machinery, importlib.util, sys\n"
     "root, alias = sys.argv[1], sys.argv[2]\n"
@@ -102,7 +104,8 @@ class _Worker:
         # Started from the launcher thread: the worker's parent-death signal (lifeline.py)
         # then fires when this process dies, not when the calling thread ends.
         self.proc = launch(lambda: subprocess.Popen(
-            [sys.executable, "-c", _BOOTSTRAP, _PLUGIN_ROOT, _WORKER_ALIAS, str(os.getpid())],
+            [sys.executable, "-c", _BOOTSTRAP, _PLUGIN_ROOT, EXTRACT_WORKER_MARKER,
+             str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

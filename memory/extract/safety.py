@@ -1,7 +1,7 @@
 """Cheap pre-checks that keep pathological files away from the parsers.
 
 libcst dies (SIGSEGV) on ~10,000 nested brackets and takes minutes on 10,000-term
-expressions (reliability.md M1/M2); no real source file needs more than a few dozen
+expressions (docs/threat-model.md); no real source file needs more than a few dozen
 levels. These checks run in linear time with C-level helpers (regex, bytes.translate)
 so they cost a fraction of a parse. They approximate (strings and comments are stripped
 with a regex), so the limits are generous; the worker pool's time limit and crash

@@ -40,7 +40,7 @@ class Candidate:
 
 @dataclass
 class ScoredMemory:
-    """A memory with its relevance to one context (the seed's fields first, in its order)."""
+    """A memory with its relevance to one context (docs/memory-api.md's fields first, in order)."""
 
     memory_id: str
     text: str

@@ -1,4 +1,4 @@
-"""Associative memory (seed 000's third agent): other repositories, libraries and docs.
+"""Associative memory: other repositories, libraries and docs the drafts learn from.
 
 Sources are parsed from the settings (``spec``), resolved to trees (``trees``,
 ``distributions``, ``archives``, ``package_index``), indexed into the project's code memory

@@ -3,11 +3,11 @@
 Why this shape:
 - One writer at a time: a process-wide lock per database file, then ``BEGIN IMMEDIATE`` retried
   on SQLITE_BUSY, because ``busy_timeout`` alone still let "database is locked" through under
-  contention (reliability.md M14). Callers never see that error; after ``lock_timeout`` seconds
+  contention (docs/threat-model.md). Callers never see that error; after ``lock_timeout`` seconds
   they get ``StoreError``.
-- WAL + ``synchronous=NORMAL`` survives kill -9 with every committed row (M13); on network and
-  Docker-Desktop mounts (nfs, cifs, 9p, virtiofs, fuse) the WAL shared memory is not coherent,
-  so those use ``journal_mode=DELETE`` + ``synchronous=FULL``.
+- WAL + ``synchronous=NORMAL`` survives kill -9 with every committed row (measured there); on
+  network and Docker-Desktop mounts (nfs, cifs, 9p, virtiofs, fuse) the WAL shared memory is not
+  coherent, so those use ``journal_mode=DELETE`` + ``synchronous=FULL``.
 - A ``generation`` counter bumps on every memory change so in-memory vector indexes (ours or
   another process's) know when they are stale.
 """
@@ -82,7 +82,7 @@ class MemoryRecord:
     updated_at: str
 
     def as_dict(self) -> JSONDict:
-        """The seed's ``get_memory`` shape: ``{id, text, metadata, timestamp}``."""
+        """``get_memory``'s shape (docs/memory-api.md): ``{id, text, metadata, timestamp}``."""
         return {"id": self.id, "text": self.text, "metadata": self.metadata,
                 "timestamp": self.updated_at}
 

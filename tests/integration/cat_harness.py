@@ -263,7 +263,7 @@ class CatRun:
             yield ChatSession(ws, self.logs)
 
     def plugin_module(self, name: str) -> Any:
-        """The Cat's instance of one of the plugin's modules (e.g. ``"runtime"``)."""
+        """The Cat's instance of one of the plugin's modules (e.g. ``"app.entry"``)."""
         return sys.modules[f"{self.plugins_name}.{PLUGIN_ID}.{name}"]
 
     def working_memory(self, user: str = "alice") -> Any:
@@ -428,7 +428,7 @@ def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
     for thread in threading.enumerate():
         if thread.name == "codemem-startup":
             thread.join(timeout)
-    for project in run.plugin_module("process").GENERATION.registry.projects():
+    for project in run.plugin_module("app.process").GENERATION.registry.projects():
         if project.indexer is not None:
             project.indexer.join(timeout)
             assert not project.indexer.is_alive(), f"indexing did not finish in {timeout} s"
@@ -436,7 +436,8 @@ def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
 
 def wait_for_draft(run: CatRun, user: str, context: Any = "", timeout: float = 600) -> None:
     """Wait for ``user``'s draft loop in ``run``'s Cat (``context`` explains a missing one)."""
-    session = run.plugin_module("process").GENERATION.sessions.of(user, run.working_memory(user))
+    generation = run.plugin_module("app.process").GENERATION
+    session = generation.sessions.of(user, run.working_memory(user))
     assert session is not None and session.worker is not None, context
     session.worker.thread.join(timeout)
     assert not session.worker.alive, f"the draft loop did not finish in {timeout} s"

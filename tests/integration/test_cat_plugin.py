@@ -212,7 +212,7 @@ def code_points(run) -> list:
 
 def entities_mode(run) -> str:
     """The 'Code in the Cat's memory' value that copies every entity (the Cat's enum value)."""
-    return run.plugin_module("settings").CatMemory.entities.value
+    return run.plugin_module("app.host.settings_model").CatMemory.entities.value
 
 
 def test_by_default_no_code_enters_the_cats_memory_yet_questions_get_code(cat_run, tmp_path):

@@ -32,7 +32,8 @@ def test_the_sources_settings_are_served_and_saved_by_the_admin(cat_run):
     with configured(cat_run, associative_sources="pip:iniconfig\n/srv/docs",
                     package_index_url="http://127.0.0.1:9/simple/"):
         stored = cat_run.client.get(url).json()["value"]
-        settings, problems = cat_run.plugin_module("environment").plugin_settings(cat_run.stray())
+        environment = cat_run.plugin_module("app.host.environment")
+        settings, problems = environment.plugin_settings(cat_run.stray())
     assert stored["associative_sources"] == "pip:iniconfig\n/srv/docs" and problems == []
     assert settings.package_index_url == "http://127.0.0.1:9/simple/"
 
@@ -46,9 +47,10 @@ def test_sources_land_in_the_cats_memory_labelled_and_leave_it_when_removed(cat_
     (other / "kit" / "__init__.py").write_text(
         "def greet(name: str, *, loud: bool = False) -> str:\n"
         '    """Say hello to ``name``."""\n    return name\n')
-    runtime = cat_run.plugin_module("runtime")
-    sources = cat_run.plugin_module("sources")
-    entities = cat_run.plugin_module("settings").CatMemory.entities.value  # every entity
+    runtime = cat_run.plugin_module("app.entry")
+    sources = cat_run.plugin_module("app.projects.associative")
+    settings_model = cat_run.plugin_module("app.host.settings_model")
+    entities = settings_model.CatMemory.entities.value  # every entity
     with configured(cat_run, repository_path=str(repo), data_folder=str(tmp_path / "data"),
                     associative_sources=f"{other}\npip:iniconfig", cat_memory=entities):
         workspace = runtime.session_turn(cat_run.stray("ivan"))[1].workspace

@@ -112,7 +112,7 @@ def test_a_setting_saved_through_the_cats_api_reaches_the_running_project(cat):
     """The scorer says 0.6 (0.7 with the recency boost): under a 0.95 threshold the answer's
     prompt gets no scored code, under 0.5 it does; same project object, no restart."""
     url = f"/plugins/settings/{PLUGIN_ID}"
-    project = cat.plugin_module("process").GENERATION.registry.projects()[0]
+    project = cat.plugin_module("app.process").GENERATION.registry.projects()[0]
     cat.script.relevance = 0.6
     question = "how does parse_iso work?"
     try:
@@ -123,7 +123,7 @@ def test_a_setting_saved_through_the_cats_api_reaches_the_running_project(cat):
         assert cat.client.put(url, json={"relevance_threshold": 0.5}).status_code == 200
         cat.chat(question, user="tuner")
         assert "[relevance: 0.7" in cat.script.prompts[-1], cat.script.prompts[-1][-1500:]
-        registry = cat.plugin_module("process").GENERATION.registry
+        registry = cat.plugin_module("app.process").GENERATION.registry
         assert registry.projects() == [project]  # not rebuilt
     finally:
         cat.script.relevance = 0.9

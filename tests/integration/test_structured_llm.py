@@ -15,9 +15,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from codemem.app.host.structured_llm import StructuredChatLLM
 from codemem.codegen.reply_models import review_spec
 from codemem.llm.retry import ask
-from codemem.structured_llm import AsyncStructuredChatLLM, StructuredChatLLM
 
 ANSWER = '{"verdict": "changes", "comments": ["rename x"]}'
 
@@ -96,10 +96,8 @@ def test_ollama_models_send_format_json(server) -> None:
     from cat.factory.custom_llm import CustomOllama
 
     model = CustomOllama(base_url=server + "/", model="llama3")
-    llm = AsyncStructuredChatLLM(StructuredChatLLM(plain, lambda: model))
-    import asyncio
-
-    text = asyncio.run(llm.complete_json("JSON please", {"type": "object"}))
+    llm = StructuredChatLLM(plain, lambda: model)
+    text = llm.complete_json("JSON please", {"type": "object"})
     assert json.loads(text)["verdict"] == "changes"
     (path, body), = Recorder.bodies
     assert path == "/api/chat" and body["format"] == "json"
@@ -120,7 +118,7 @@ def test_the_plugins_llm_asks_the_cats_model_for_json_when_the_setting_says_so(
     model at call time, asks it for JSON, and the request's meter counts the call."""
     from langchain_openai import ChatOpenAI
 
-    from codemem import llm_port
+    from codemem.app.host import llm_port
 
     model = ChatOpenAI(base_url=f"{server}/v1", api_key="test", model="gpt-4o-mini",
                        max_retries=0)

@@ -21,10 +21,8 @@ MAX_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 MAX_COMPLEXITY = 12
 
-#: Modules still over the line budget, each to be split (issue 14). The list only shrinks:
+#: Modules still over the line budget, each to be split. The list only shrinks:
 #: ``test_known_over_is_still_needed`` fails once a listed module fits, so remove it then.
-#: (memory/codebase.py, memory/system.py and codegen/sandbox_boot.py were on it until they
-#: were split.)
 KNOWN_OVER: set[str] = set()
 
 

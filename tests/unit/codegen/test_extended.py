@@ -127,7 +127,7 @@ def test_review_changes_beyond_the_budget_are_shown_not_dropped(store) -> None: 
     assert outcome.review_requests == ("use a regex",)
     assert any("no iteration left in the budget (max_iterations=1)" in w
                for w in outcome.warnings)
-    from codemem.drafting import outcome_message
+    from codemem.app.drafting.loop_run import outcome_message
 
     message = outcome_message(outcome, slug_meta(), "", outcome.stats.llm_calls)
     assert "The peer reviewer asked for changes that are not in this draft" in message

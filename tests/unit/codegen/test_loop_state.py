@@ -1,10 +1,8 @@
-"""A run's state: the real checkers fill what ``LoopDeps`` leaves out; the meter counts calls."""
+"""A run's state: the real checkers fill what ``LoopDeps`` leaves out; the meters count calls."""
 
 from __future__ import annotations
 
-import threading
-
-from codemem.codegen.loop_state import LoopConfig, LoopDeps, Meter, RunState
+from codemem.codegen.loop_state import LoopConfig, LoopDeps, RunState
 from codemem.codegen.sandbox.api import run_in_sandbox
 from codemem.codegen.validate import select_related_tests, validate_draft
 
@@ -21,6 +19,7 @@ def test_missing_checkers_are_the_packages_real_ones(store, notes) -> None:  # n
     assert state.select_tests is select_related_tests
     assert state.sandbox is run_in_sandbox
     assert state.judge_llm is state.llm  # one meter when the judge has no model of its own
+    assert not hasattr(state.llm, "complete_json")  # a plain model stays plain
     assert state.repo_files == {"a.py": "x = 1\n"} and state.iteration == 0
 
 
@@ -44,30 +43,6 @@ def test_notes_snapshot_and_events_go_where_the_run_reports(store, notes) -> Non
     assert state.snapshot()["loop.status"] == "running"
     assert [(e.iteration, e.step, e.status, e.message) for e in events] == [
         (3, "validate", "started", "now")]
-
-
-def test_meter_counts_calls_from_several_threads_and_keeps_native_json() -> None:
-    class Native:
-        def __init__(self) -> None:
-            self.schemas: list[object] = []
-
-        def __call__(self, prompt: str) -> str:
-            return "plain"
-
-        def complete_json(self, prompt: str, schema: object) -> str:
-            self.schemas.append(schema)
-            return "{}"
-
-    native = Native()
-    meter = Meter(native)
-    threads = [threading.Thread(target=meter, args=("p",)) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert meter.complete_json("p", {"type": "object"}) == "{}"
-    assert meter.calls == 9 and native.schemas == [{"type": "object"}]
-    assert not hasattr(Meter(ScriptedLLM()), "complete_json")
 
 
 def test_stats_add_the_judges_calls_and_the_validation_clock(store) -> None:  # noqa: F811

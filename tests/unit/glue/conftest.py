@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.process import GENERATION
-from codemem.projects import Registry
-from codemem.session import Sessions
+from codemem.app.drafting.session import Sessions
+from codemem.app.process import GENERATION
+from codemem.app.projects.registry import Registry
 
 
 @pytest.fixture(autouse=True)

@@ -13,9 +13,11 @@ from types import SimpleNamespace
 
 from qdrant_client import QdrantClient
 
-from codemem import environment, runtime
+from codemem.app import entry
+from codemem.app.chat.request_form import CodeRequest
+from codemem.app.drafting import task_context
+from codemem.app.host import environment
 from codemem.memory.retrieval.embedding import HashingEmbedder
-from codemem.request_form import CodeRequest
 
 from ..memory.codebase.catlike import CatLikeCollection
 from .cat_stand_in import CatForm, CatFormState
@@ -37,10 +39,10 @@ class FormStandIn(CatForm):
     model_class = CodeRequest
 
     def next(self):
-        return runtime.advance_form(self, States)
+        return entry.advance_form(self, States)
 
     def submit(self, form_data):
-        return {"output": runtime.submit_request(self.cat, form_data)}
+        return {"output": entry.submit_request(self.cat, form_data)}
 
 
 def make_cat(tmp_path, repo_path, user="alice", settings=None):
@@ -79,8 +81,8 @@ def say(cat, text):
     None when the Cat's own agent would answer."""
     message = SimpleNamespace(text=text)
     cat.working_memory.user_message_json = message
-    runtime.read_message(cat, message, FormStandIn)
-    reply = runtime.fast_reply(cat, {})
+    entry.read_message(cat, message, FormStandIn)
+    reply = entry.fast_reply(cat, {})
     if "output" in reply:
         return reply["output"]
     form = cat.working_memory.get("active_form")
@@ -93,7 +95,7 @@ def say(cat, text):
 
 
 def session_of(cat):
-    return runtime.session_turn(cat)[0]
+    return entry.session_turn(cat)[0]
 
 
 def state_of(cat):
@@ -105,3 +107,15 @@ def wait_for_draft(cat, timeout=180):
     assert worker is not None, "no draft loop was started"
     worker.thread.join(timeout)
     assert not worker.alive, "the draft loop did not finish"
+
+
+def counted_retrievals(monkeypatch):
+    """The queries of every scored retrieval a task's context makes from now on."""
+    queries, retrieve = [], task_context.retrieve
+
+    def counted(project, query, **kwargs):
+        queries.append(query)
+        return retrieve(project, query, **kwargs)
+
+    monkeypatch.setattr(task_context, "retrieve", counted)
+    return queries

@@ -10,16 +10,18 @@ import threading
 
 import pytest
 
-from codemem import projects, recall, runtime
-from codemem.process import GENERATION
-from codemem.settings import CatMemory
+from codemem.app import entry
+from codemem.app.chat import index_jobs, recall
+from codemem.app.host.settings_model import CatMemory
+from codemem.app.process import GENERATION
+from codemem.app.projects import indexing, registry
 
 from ..memory.codebase.catlike import Document
 from .glue_support import make_cat, settings_of
 
 
 def project_of(cat):
-    return runtime.session_turn(cat)[1].workspace.project()
+    return entry.session_turn(cat)[1].workspace.project()
 
 
 @pytest.fixture
@@ -49,7 +51,7 @@ def code_points(declarative):
 def test_index_tool_indexes_in_the_background_and_reports_in_chat(tmp_path, repo):
     cat, sent, declarative = make_cat(tmp_path, repo,
                                       settings={"cat_memory": CatMemory.entities.value})
-    reply = runtime.start_indexing(cat)
+    reply = entry.start_indexing(cat)
     assert reply.startswith(f"Indexing `{repo}` started")
     wait_for_indexing()
     kind, summary = sent[-1]
@@ -65,7 +67,7 @@ def test_by_default_a_weak_embedder_puts_no_code_into_the_cats_memory(tmp_path, 
     """The default (auto) with an embedder that cannot rank code (here the hashing one, like
     the Cat's DumbEmbedder): the Cat's collection stays as it was, code search still works."""
     cat, sent, declarative = make_cat(tmp_path, repo)
-    runtime.start_indexing(cat)
+    entry.start_indexing(cat)
     wait_for_indexing()
     assert "2 indexed" in sent[-1][1]
     assert code_points(declarative) == []
@@ -75,7 +77,7 @@ def test_by_default_a_weak_embedder_puts_no_code_into_the_cats_memory(tmp_path, 
 def test_files_mode_puts_one_outline_per_file_and_switching_modes_cleans_up(tmp_path, repo):
     cat, _, declarative = make_cat(tmp_path, repo,
                                    settings={"cat_memory": CatMemory.files.value})
-    runtime.start_indexing(cat)
+    entry.start_indexing(cat)
     wait_for_indexing()
     assert code_points(declarative) == [("file", "app.py"), ("file", "utils/dates.py")]
     points, _ = declarative.get_all_points()
@@ -84,12 +86,12 @@ def test_files_mode_puts_one_outline_per_file_and_switching_modes_cleans_up(tmp_
         "File utils/dates.py: 1 definition\ndef parse_iso(text):")
 
     settings_of(cat)["cat_memory"] = CatMemory.none.value  # the admin changes the setting
-    runtime.start_indexing(cat)
+    entry.start_indexing(cat)
     wait_for_indexing()
     assert code_points(declarative) == []
 
     settings_of(cat)["cat_memory"] = CatMemory.entities.value
-    runtime.start_indexing(cat)
+    entry.start_indexing(cat)
     wait_for_indexing()
     assert code_points(declarative) == [("function", "main"), ("function", "parse_iso")]
 
@@ -97,9 +99,9 @@ def test_files_mode_puts_one_outline_per_file_and_switching_modes_cleans_up(tmp_
 def test_a_second_request_while_indexing_is_refused_politely(tmp_path, repo, monkeypatch):
     cat, sent, _ = make_cat(tmp_path, repo)
     gate = threading.Event()
-    monkeypatch.setattr(runtime, "index_project", lambda *a, **k: gate.wait(30) and "done")
-    runtime.start_indexing(cat)
-    assert "already being indexed" in runtime.start_indexing(cat)
+    monkeypatch.setattr(index_jobs, "index_project", lambda *a, **k: gate.wait(30) and "done")
+    entry.start_indexing(cat)
+    assert "already being indexed" in entry.start_indexing(cat)
     gate.set()
     wait_for_indexing()
 
@@ -107,15 +109,15 @@ def test_a_second_request_while_indexing_is_refused_politely(tmp_path, repo, mon
 @pytest.mark.parametrize("path", ["", "/", "relative/dir", "/does/not/exist"])
 def test_bad_repository_settings_give_a_clear_message(tmp_path, path):
     cat, sent, _ = make_cat(tmp_path, path)
-    assert runtime.start_indexing(cat).startswith("Cannot index: ")
-    assert runtime.search_code(cat, "dates").startswith("Cannot search the code: ")
+    assert entry.start_indexing(cat).startswith("Cannot index: ")
+    assert entry.search_code(cat, "dates").startswith("Cannot search the code: ")
     assert sent == []
 
 
 def test_recall_split_keeps_code_out_of_ordinary_memories_and_formats_it(tmp_path, repo):
     cat, _, declarative = make_cat(tmp_path, repo,
                                    settings={"cat_memory": CatMemory.entities.value})
-    runtime.start_indexing(cat)
+    entry.start_indexing(cat)
     wait_for_indexing()
     recall.begin_turn()
     config = recall.widen_declarative_recall({"k": 2, "threshold": 0.1, "embedding": None,
@@ -126,10 +128,10 @@ def test_recall_split_keeps_code_out_of_ordinary_memories_and_formats_it(tmp_pat
     ordinary = [(Document(f"fact {i}", {"source": "user.pdf"}), 0.5, None, f"id{i}")
                 for i in range(4)]
     cat.working_memory.declarative_memories = code + ordinary
-    runtime.after_recall(cat)
+    entry.after_recall(cat)
     assert [d.page_content for d, *_ in cat.working_memory.declarative_memories] == [
         "fact 0", "fact 1"]
-    agent_input = runtime.prompt_variables(cat, type("AgentInput", (), {})())
+    agent_input = entry.prompt_variables(cat, type("AgentInput", (), {})())
     text = agent_input.code_context
     assert "parse_iso (utils/dates.py:1-3" in text
     assert "return {'y': text[:4]}" in text  # braces intact: it is a prompt variable
@@ -142,14 +144,14 @@ def test_no_code_recalled_leaves_the_prompt_alone(tmp_path, repo):
     recall.begin_turn()
     recall.widen_declarative_recall({"k": 3})
     cat.working_memory.declarative_memories = []
-    runtime.after_recall(cat)
-    assert runtime.prompt_variables(cat, type("AgentInput", (), {})()).code_context == ""
+    entry.after_recall(cat)
+    assert entry.prompt_variables(cat, type("AgentInput", (), {})()).code_context == ""
     assert recall.add_code_section("S") == "S"
 
 
 def test_throttle_lets_one_call_through_per_interval():
     now = [0.0]
-    throttle = projects.Throttle(3.0, clock=lambda: now[0])
+    throttle = indexing.Throttle(3.0, clock=lambda: now[0])
     seen = []
     for t in [0.0, 1.0, 2.9, 3.0, 3.5, 7.0]:
         now[0] = t
@@ -158,22 +160,22 @@ def test_throttle_lets_one_call_through_per_interval():
 
 
 def test_repository_ids_are_stable_and_path_safe():
-    a = projects.repository_id("/work/my repo/../x")
-    assert a == projects.repository_id("/work/my repo/../x")
-    assert "/" not in a and " " not in a and a != projects.repository_id("/other/x")
+    a = registry.repository_id("/work/my repo/../x")
+    assert a == registry.repository_id("/work/my repo/../x")
+    assert "/" not in a and " " not in a and a != registry.repository_id("/other/x")
 
 
 def test_a_damaged_store_reaches_the_index_summary_as_a_warning(tmp_path, repo):
     """The core's recovery notice (a corrupt database set aside) is told to the user."""
     cat, sent, _ = make_cat(tmp_path, repo)
-    project = runtime.session_turn(cat)[1].workspace.project()
+    project = entry.session_turn(cat)[1].workspace.project()
     project.close()
     db = project.code.db_path
     with open(db, "r+b") as handle:  # garbage over the header: the next open repairs
         handle.write(b"not a database at all" * 8)
     GENERATION.registry.close_all()
-    runtime.start_indexing(cat)
-    runtime.session_turn(cat)[1].workspace.project().indexer.join(60)
+    entry.start_indexing(cat)
+    entry.session_turn(cat)[1].workspace.project().indexer.join(60)
     summary = [text for kind, text in sent if kind == "chat"][-1]
     assert summary.startswith("Indexed `") and "**Warning:** " in summary
     assert ".corrupt-" in summary

@@ -13,10 +13,11 @@ import re
 
 import pytest
 
-from codemem import llm_port, runtime
+from codemem.app import entry, process
+from codemem.app.host import llm_port
 
 from ...fakes import FunctionLLM, answer_scoring, scoring_blocks
-from .glue_support import make_cat, say, session_of, settings_of, state_of, wait_for_draft
+from .glue_support import counted_retrievals, make_cat, say, settings_of, state_of, wait_for_draft
 
 REQUEST = "write a function save_note in text_utils.py that saves a short message"
 METACODE = {
@@ -85,13 +86,14 @@ def cat(tmp_path, monkeypatch):
     settings_of(cat).update(associative_sources=str(tmp_path / "vendor"), extended_loop=False,
                             check_tests=False, check_judge=False)
     monkeypatch.setattr(llm_port, "cat_llm", FunctionLLM(answer, limit=20))
-    runtime.start_indexing(cat)
-    for project in runtime.GENERATION.registry.projects():
+    entry.start_indexing(cat)
+    for project in process.GENERATION.registry.projects():
         project.indexer.join(120)
     return cat
 
 
-def test_the_loop_retrieves_with_the_confirmed_meta_code(cat):
+def test_the_loop_retrieves_with_the_confirmed_meta_code(cat, monkeypatch):
+    retrievals = counted_retrievals(monkeypatch)
     llm = llm_port.cat_llm
     proposal = say(cat, REQUEST)
     assert "save_note" in proposal and "TinyDB" in proposal  # the model's meta-code says it
@@ -102,5 +104,5 @@ def test_the_loop_retrieves_with_the_confirmed_meta_code(cat):
     generation = [p for p in llm.prompts if p.startswith("You write Python code for one goal")]
     assert generation and "TinyDB" in generation[0] and "def table(self, name: str)" in \
         generation[0]
-    assert session_of(cat).context.retrievals == 2
+    assert len(retrievals) == 2  # the request's, then the confirmed meta-code's
     assert state_of(cat).phase.phase.value == "done"

@@ -13,12 +13,22 @@ import threading
 
 import pytest
 
-from codemem import history, llm_port
+from codemem.app import entry
+from codemem.app.drafting import history
+from codemem.app.host import llm_port
 from codemem.codegen.phases import CodegenPhase
 
 from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity, slug_dict
-from .glue_support import make_cat, say, session_of, settings_of, state_of, wait_for_draft
+from .glue_support import (
+    counted_retrievals,
+    make_cat,
+    say,
+    session_of,
+    settings_of,
+    state_of,
+    wait_for_draft,
+)
 
 REQUEST = "write a function slugify in text/slug.py that turns a title into a URL slug"
 
@@ -50,8 +60,9 @@ def setup(tmp_path, monkeypatch):
     return cat, sent, llm, repo, original
 
 
-def test_request_correction_go_and_a_committed_draft(setup):
+def test_request_correction_go_and_a_committed_draft(setup, monkeypatch):
     cat, sent, llm, repo, original = setup
+    retrievals = counted_retrievals(monkeypatch)
     proposal = say(cat, REQUEST)
     assert "slugify" in proposal and "Reply **go**" in proposal
     state = state_of(cat)
@@ -82,8 +93,8 @@ def test_request_correction_go_and_a_committed_draft(setup):
     assert walked[:4] == ["collecting", "metacode_confirmed", "drafting", "validating"]
     assert walked[-2:] == ["committed", "done"]
     assert (repo / "text" / "slug.py").read_text() == original  # never written without "apply"
+    assert len(retrievals) == 2  # the proposal and its revision share one, the loop one
     context = session_of(cat).context
-    assert context.retrievals == 2  # the proposal and its revision share one, the loop one
     assert slug_dict()["behaviour"] in context.query  # the loop's is the confirmed meta-code
 
 
@@ -119,7 +130,7 @@ def test_a_request_without_a_file_is_asked_for_it_then_proposed(setup):
 def test_history_and_roll_back_in_chat(setup):
     cat, *_ = setup
     session = session_of(cat)
-    turn = lambda: __import__("codemem.runtime").runtime.session_turn(cat)[1]  # noqa: E731
+    turn = lambda: entry.session_turn(cat)[1]  # noqa: E731
     assert "no code task yet" in history.draft_history(session, turn())
     say(cat, REQUEST)
     say(cat, "go")

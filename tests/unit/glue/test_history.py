@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemem import llm_port, runtime
+from codemem.app import entry
+from codemem.app.host import llm_port
 
 from ...fakes import FunctionLLM
 from .glue_support import make_cat, other_user, say, settings_of, state_of, wait_for_draft
@@ -29,7 +30,7 @@ def drafted(tmp_path, monkeypatch):
 
 
 def roll_back(cat, which=""):
-    return runtime.roll_back_draft(cat, which)
+    return entry.roll_back_draft(cat, which)
 
 
 def test_apply_twice_says_already_applied(drafted):
@@ -51,7 +52,7 @@ def test_a_newer_draft_after_an_apply_is_applied_over_it(drafted):
     reply = say(cat, "apply")
     assert reply.startswith("Applied draft `"), reply
     assert target.read_text() == original
-    assert runtime.redo_draft(cat).startswith("Restored draft 1: slugify ")
+    assert entry.redo_draft(cat).startswith("Restored draft 1: slugify ")
     assert say(cat, "apply").startswith("Applied draft `")
     assert "def slugify" in target.read_text()
 

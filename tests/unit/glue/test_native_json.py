@@ -6,9 +6,9 @@ tests/integration/test_structured_llm.py (the Cat's environment has LangChain).
 
 from __future__ import annotations
 
-from codemem import llm_port
-from codemem.config import PluginConfig
-from codemem.settings import NativeJson, PluginSettings
+from codemem.app.host import llm_port
+from codemem.app.host.core_config import PluginConfig
+from codemem.app.host.settings_model import NativeJson, PluginSettings
 
 
 def test_the_setting_maps_to_a_mode_and_off_means_no_native_call():

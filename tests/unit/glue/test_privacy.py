@@ -11,7 +11,8 @@ import threading
 
 import pytest
 
-from codemem import llm_port, runtime
+from codemem.app import entry
+from codemem.app.host import llm_port
 
 from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity, slug_dict
@@ -104,8 +105,8 @@ def test_finished_task_notes_are_the_users_own_unless_shared(two_users, shared):
     wait_for_draft(alice)
     a_task = state_of(alice).task_id
     say(alice, "write a function shout in text/slug.py that upper-cases text")  # archives A1
-    project = runtime.session_turn(alice)[1].workspace.project()
-    assert project.ledger.owner(a_task) == "alice"
+    project = entry.session_turn(alice)[1].workspace.project()
+    assert a_task in project.ledger.visible_tasks("alice", share_finished=False)
     assert project.ledger.visible_tasks("bob", share_finished=shared) == (
         {a_task} if shared else set())
     say(bob, B_REQUEST)

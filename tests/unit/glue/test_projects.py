@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from codemem import runtime
-from codemem.config import PluginConfig, ProjectConfig, RetrievalTuning
+from codemem.app import entry
+from codemem.app.host.core_config import PluginConfig, ProjectConfig, RetrievalTuning
+from codemem.app.host.settings_model import PluginSettings
+from codemem.app.process import GENERATION
 from codemem.memory.store.memory_store import StoreClosed
-from codemem.process import GENERATION
-from codemem.settings import PluginSettings
 
 from .glue_support import make_cat, other_user, settings_of
 
@@ -29,11 +29,11 @@ def repo(tmp_path):
 
 
 def project_of(cat):
-    return runtime.session_turn(cat)[1].workspace.project()
+    return entry.session_turn(cat)[1].workspace.project()
 
 
 def index(cat):
-    reply = runtime.start_indexing(cat)
+    reply = entry.start_indexing(cat)
     project = project_of(cat)
     project.indexer.join(120)
     return reply, project
@@ -86,7 +86,8 @@ def test_an_identity_change_rebuilds_and_the_old_project_closes_after_its_lease(
 
 def test_identity_and_fingerprint():
     base = ProjectConfig(root="/r", data_dir="/d", embedder_name="E")
-    tuned = dataclasses.replace(base, tuning=RetrievalTuning(relevance_threshold=0.5))
+    tuned = dataclasses.replace(base, tuning=dataclasses.replace(base.tuning,
+                                                                 relevance_threshold=0.5))
     assert tuned.identity == base.identity and tuned.fingerprint() != base.fingerprint()
     assert dataclasses.replace(base, embedder_name="F").identity != base.identity
 
@@ -108,7 +109,7 @@ def test_the_start_up_pass_holds_up_neither_the_boot_nor_another_repository(
     monkeypatch.setattr(registry, "_build", slow_build)
     cat, _, _ = make_cat(tmp_path, repo)
     started = time.monotonic()
-    runtime.index_at_startup(cat)
+    entry.index_at_startup(cat)
     assert entered.wait(10) and time.monotonic() - started < 5  # returned while it opens
 
     other_root = tmp_path / "other"

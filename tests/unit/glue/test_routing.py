@@ -9,8 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from codemem import llm_port, runtime
-from codemem.process import GENERATION
+from codemem.app import entry
+from codemem.app.host import environment, llm_port
+from codemem.app.process import GENERATION
 
 from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import slug_dict
@@ -55,7 +56,7 @@ def llm(monkeypatch):
 
 def indexed(tmp_path, repo):
     cat, sent, _ = make_cat(tmp_path, repo)
-    runtime.start_indexing(cat)
+    entry.start_indexing(cat)
     for project in GENERATION.registry.projects():
         project.indexer.join(60)
     return cat
@@ -76,15 +77,16 @@ def test_small_talk_is_left_to_the_cat_without_any_llm_call(tmp_path, repo, llm)
 
 def test_a_question_about_the_code_gets_the_retrieval_in_the_prompt(tmp_path, repo, llm):
     cat = indexed(tmp_path, repo)
-    cat.mad_hatter.procedures = [SimpleNamespace(name="search_code", plugin_id=runtime.PLUGIN_ID),
-                                 SimpleNamespace(name="other_tool", plugin_id="another_plugin")]
+    cat.mad_hatter.procedures = [
+        SimpleNamespace(name="search_code", plugin_id=environment.PLUGIN_ID),
+        SimpleNamespace(name="other_tool", plugin_id="another_plugin")]
     assert say(cat, "how does parse_iso work?") is None  # the Cat's agent answers
     cat.working_memory.declarative_memories = []
     cat.working_memory.procedural_memories = procedures("search_code", "other_tool")
-    runtime.after_recall(cat)
+    entry.after_recall(cat)
     assert [m[0].metadata["source"] for m in cat.working_memory.procedural_memories] == [
         "other_tool"]  # the plugin already retrieved: no tool-selection call for search_code
-    agent_input = runtime.prompt_variables(cat, SimpleNamespace())
+    agent_input = entry.prompt_variables(cat, SimpleNamespace())
     assert "def parse_iso(text):" in agent_input.code_context
     assert "return {'y': text[:4]}" in agent_input.code_context  # braces intact
     assert sum(p.startswith("You rate how useful") for p in llm.prompts) == 1  # one listwise call

@@ -11,10 +11,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from codemem import environment, runtime, settings
+from codemem import settings
+from codemem.app import entry
+from codemem.app.drafting.state import STATE_KEY, SessionState, read_state
+from codemem.app.host import environment
+from codemem.app.host.settings_model import PluginSettings
 from codemem.codegen.phases import CodegenPhase
-from codemem.settings import PluginSettings
-from codemem.state import STATE_KEY, SessionState, read_state
 
 from .glue_support import WorkingMemoryStandIn, say, state_of
 
@@ -66,7 +68,7 @@ def test_an_older_state_without_the_new_keys_still_loads():
 def test_status_report_shows_settings_phase_and_settings_problems():
     cat = make_cat(stored={"repository_path": "/workspace", "max_iterations": "many",
                            "languages": "python, klingon"})
-    text = runtime.status_report(cat)
+    text = entry.status(cat)
     assert "`/workspace`" in text and "phase: idle" in text
     assert "warning: setting 'max_iterations'" in text
     assert "warning: setting 'languages': unknown klingon" in text
@@ -75,7 +77,7 @@ def test_status_report_shows_settings_phase_and_settings_problems():
 def test_status_report_works_when_settings_cannot_be_read():
     cat = make_cat()
     cat.mad_hatter.plugins = {}
-    assert "settings could not be read" in runtime.status_report(cat)
+    assert "settings could not be read" in entry.status(cat)
 
 
 def test_data_dir_defaults_to_the_cat_data_folder_never_the_plugin_folder(monkeypatch, tmp_path):
@@ -88,10 +90,10 @@ def test_data_dir_defaults_to_the_cat_data_folder_never_the_plugin_folder(monkey
 
 def test_users_get_separate_sessions():
     alice, bob = make_cat("alice"), make_cat("bob")
-    first = runtime.session_turn(alice)[0]
-    assert runtime.session_turn(make_cat("alice"))[0] is first
-    assert runtime.session_turn(bob)[0] is not first
-    assert first.lock is not runtime.session_turn(bob)[0].lock
+    first = entry.session_turn(alice)[0]
+    assert entry.session_turn(make_cat("alice"))[0] is first
+    assert entry.session_turn(bob)[0] is not first
+    assert first.lock is not entry.session_turn(bob)[0].lock
 
 
 def test_the_shipped_requirements_have_no_problem():
@@ -114,7 +116,7 @@ def test_status_report_names_requirement_problems(monkeypatch, tmp_path):
     path = tmp_path / "requirements.txt"
     path.write_text("\nlibcst>=1.8\n")
     monkeypatch.setattr(environment, "REQUIREMENTS", str(path))
-    assert "warning: requirements.txt line 1 ('')" in runtime.status_report(make_cat())
+    assert "warning: requirements.txt line 1 ('')" in entry.status(make_cat())
 
 
 def test_activation_check_never_raises(monkeypatch):
@@ -124,9 +126,9 @@ def test_activation_check_never_raises(monkeypatch):
 
 def test_status_notes_settings_with_no_stored_value():
     cat = make_cat(stored={"repository_path": "/workspace"})
-    text = runtime.status_report(cat)
+    text = entry.status(cat)
     note = [line for line in text.splitlines() if line.startswith("- note:")]
     assert len(note) == 1 and "their defaults are used" in note[0]
     assert "batch_size" in note[0] and "repository_path" not in note[0]
     full = {name: field.default for name, field in PluginSettings.model_fields.items()}
-    assert "- note:" not in runtime.status_report(make_cat(stored=full))
+    assert "- note:" not in entry.status(make_cat(stored=full))

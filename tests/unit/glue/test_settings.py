@@ -6,9 +6,14 @@ import json
 
 import pytest
 
-from codemem.settings import PluginSettings, PythonVersion, WriteBackPolicy, read_settings
+from codemem.app.host.settings_model import (
+    PluginSettings,
+    PythonVersion,
+    WriteBackPolicy,
+    read_settings,
+)
 
-KNOBS = {  # design.md §1 and issue 2: every knob the design names
+KNOBS = {  # every knob the README's settings table names
     "repository_path", "include_globs", "exclude_globs", "languages", "relevance_threshold",
     "max_memories", "batch_size", "retry_attempts", "retry_delay", "enable_caching",
     "enable_dependency_boost", "dependency_boost_amount", "enable_recency_boost",
@@ -22,7 +27,7 @@ def schema():
     return PluginSettings.model_json_schema()
 
 
-def test_every_design_knob_is_a_field():
+def test_every_documented_knob_is_a_field():
     assert set(PluginSettings.model_fields) >= KNOBS
 
 
@@ -48,7 +53,7 @@ def test_schema_has_properties_for_the_cat_admin():
     assert schema()["properties"], "an empty 'properties' hides the settings cog"
 
 
-def test_defaults_match_the_seed_code_memory_system():
+def test_the_retrieval_defaults_are_the_code_memory_systems():
     s = PluginSettings()
     assert (s.relevance_threshold, s.max_memories, s.batch_size) == (0.7, 15, 10)
     assert (s.retry_attempts, s.retry_delay, s.enable_caching) == (3, 1.0, True)
@@ -101,14 +106,13 @@ def test_enum_values_as_stored_by_the_cat_round_trip():
     assert settings.python_version is PythonVersion.py312 and problems == []
 
 
-def test_sandbox_policy_is_a_select_whose_names_map_onto_the_sandbox():
-    from codemem.codegen import SandboxPolicy as CorePolicy
-    from codemem.settings import SandboxPolicy
+def test_sandbox_policy_is_a_select_each_of_whose_choices_names_a_policy_of_the_sandbox():
+    from codemem.app.host.settings_model import SandboxChoice
+    from codemem.codegen import SandboxPolicy
 
-    assert PluginSettings().sandbox_policy is SandboxPolicy.require_isolation
-    assert "enum" in json.dumps(schema()["$defs"]["SandboxPolicy"])
-    for member in SandboxPolicy:
-        assert CorePolicy[member.name].value == member.name
-    assert CorePolicy[PluginSettings().sandbox_policy.name].required() == ("files", "network")
+    assert PluginSettings().sandbox_policy is SandboxChoice.require_isolation
+    assert "enum" in json.dumps(schema()["$defs"]["SandboxChoice"])
+    assert [choice.policy() for choice in SandboxChoice] == list(SandboxPolicy)
+    assert PluginSettings().sandbox_policy.policy().required() == ("files", "network")
     stored, problems = read_settings({"sandbox_policy": "no such policy"})
-    assert stored.sandbox_policy is SandboxPolicy.require_isolation and problems
+    assert stored.sandbox_policy is SandboxChoice.require_isolation and problems

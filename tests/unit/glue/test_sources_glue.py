@@ -13,15 +13,17 @@ import json
 
 import pytest
 
-from codemem import llm_port, projects, runtime, sources
+from codemem.app import entry
+from codemem.app.drafting.task_context import TaskContext
+from codemem.app.host import llm_port
+from codemem.app.host.llm_port import Meter
+from codemem.app.host.settings_model import CatMemory
+from codemem.app.process import GENERATION
+from codemem.app.projects import associative, lookup
+from codemem.app.projects.workspace import Turn
 from codemem.codegen.commands import Command, Found, detect_command
 from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
-from codemem.llm_port import Meter
 from codemem.memory.scratchpad import Scratchpad
-from codemem.process import GENERATION
-from codemem.settings import CatMemory
-from codemem.task_context import TaskContext
-from codemem.turn import Turn
 
 from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, entity, slug_meta
@@ -72,7 +74,7 @@ def current(cat):
 def index(cat) -> str:
     project, settings, data_dir = current(cat)
     notes: list[str] = []
-    summary = sources.index_sources(project, settings, data_dir, notes.append)
+    summary = associative.index_sources(project, settings, data_dir, notes.append)
     assert any(n.startswith("Associative sources: resolve pip:textkit") for n in notes)
     return summary
 
@@ -90,13 +92,13 @@ def test_index_list_status_and_search(setup):
     assert "`textkit` 1.0 (pip, downloaded): " in summary
     assert "`iniconfig` " in summary and "(pip, installed)" in summary
     project, settings, _ = current(cat)
-    table = sources.list_sources(settings, project)
+    table = associative.list_sources(settings, project)
     assert "| `textkit` | pip (downloaded) | 1.0 |" in table and "| ok |" in table
     assert any(line.startswith("- source `textkit` 1.0 (pip, downloaded): ")
-               for line in sources.status_lines(project))
-    found = projects.search(project, "make a URL slug with textkit")
+               for line in associative.status_lines(project))
+    found = lookup.search(project, "make a URL slug with textkit")
     assert "[textkit 1.0 function] textkit.slugify (textkit/slug.py:1)" in found
-    docs = projects.search(project, "are slugs lower-case and dash-joined?")
+    docs = lookup.search(project, "are slugs lower-case and dash-joined?")
     assert "[documentation: other docs] other: Slugs" in docs
     # the default (auto) with a weak embedder: sources stay out of the Cat's memory too
     assert points_of(declarative, "src-pip-textkit") == []
@@ -120,7 +122,7 @@ def test_the_generation_prompt_carries_the_library_api_and_a_wrong_call_is_caugh
         llm=llm, store=project.commits, notes=pad,
         repo_files={"text/__init__.py": "", "text/slug.py": "def slugify(t):\n    return t\n"},
         repo_context=context.repo_source, associative=context.associative_source,
-        api_facts=sources.api_facts(project))
+        api_facts=associative.api_facts(project))
     outcome = run_draft_loop(slug_meta(constraints=[]), deps, task_id="t1",
                              config=LoopConfig(max_iterations=3))
     assert isinstance(outcome, Committed) and outcome.iterations == 2
@@ -132,7 +134,7 @@ def test_the_generation_prompt_carries_the_library_api_and_a_wrong_call_is_caugh
     assert ("has no keyword argument `separator`. Real signature: "
             "`textkit.slugify(text: str, sep: str = '-') -> str` (textkit 1.0)") in generate[1]
     assert "textkit.slugify (textkit 1.0)" in outcome.api_references
-    assert sources.references_note(outcome).startswith(
+    assert associative.references_note(outcome).startswith(
         "Library APIs that informed this draft: `")
 
 
@@ -146,26 +148,26 @@ def test_chat_commands_add_list_and_remove_everywhere(setup, tmp_path):
     assert detect_command("list sources?") == Found(Command.LIST_SOURCES, "", False)
     assert detect_command("write a function that lists sources") is None
 
-    added = sources.add_source(settings, data_dir, "pip:attrs==23.1, pip:rich")
+    added = associative.add_source(settings, data_dir, "pip:attrs==23.1, pip:rich")
     assert added.reindex and added.settings_text.splitlines()[-2:] == ["pip:attrs==23.1",
                                                                        "pip:rich"]
     assert added.answer.startswith("Added `pip:attrs==23.1`, `pip:rich` to the associative")
-    assert "already a source" in sources.add_source(settings, data_dir, str(other)).answer
-    assert "system folder" in sources.add_source(settings, data_dir, "/").answer
-    assert "overlaps" in sources.add_source(settings, data_dir, data_dir).answer
-    assert sources.add_source(settings, data_dir, "nope/relative").settings_text is None
+    assert "already a source" in associative.add_source(settings, data_dir, str(other)).answer
+    assert "system folder" in associative.add_source(settings, data_dir, "/").answer
+    assert "overlaps" in associative.add_source(settings, data_dir, data_dir).answer
+    assert associative.add_source(settings, data_dir, "nope/relative").settings_text is None
 
     settings_of(cat)["cat_memory"] = CatMemory.files.value  # points for the removal to remove
     index(cat)
     assert points_of(declarative, "src-pip-textkit")
-    removed = sources.remove_source(settings, project, "textkit")
+    removed = associative.remove_source(settings, project, "textkit")
     assert removed.answer.startswith("Removed `pip:textkit`: ")
     assert removed.settings_text == f"{other}\npip:iniconfig"
     assert points_of(declarative, "src-pip-textkit") == []
     assert project.code.count_memories({"repo_id": "src-pip-textkit"}) == 0
-    assert "textkit" not in sources.list_sources(settings.model_copy(
+    assert "textkit" not in associative.list_sources(settings.model_copy(
         update={"associative_sources": removed.settings_text}), project)
-    assert "is not a source" in sources.remove_source(settings, project, "flask").answer
+    assert "is not a source" in associative.remove_source(settings, project, "flask").answer
 
 
 def test_dependencies_switch_and_nothing_configured(setup, tmp_path):
@@ -174,13 +176,13 @@ def test_dependencies_switch_and_nothing_configured(setup, tmp_path):
     (tmp_path / "workspace" / "requirements.txt").write_text("iniconfig\n")
     quiet = settings.model_copy(update={"associative_sources": "",
                                         "index_repository_dependencies": True})
-    found, problems = sources.configured_sources(quiet, project.root)
+    found, problems = associative.configured_sources(quiet, project.root)
     assert [s.spec for s in found] == ["pip:iniconfig"] and found[0].kind == "dependency"
-    assert "dependency the repository declares" in sources.remove_source(
+    assert "dependency the repository declares" in associative.remove_source(
         quiet, project, "iniconfig").answer
     none = settings.model_copy(update={"associative_sources": ""})
-    assert sources.index_sources(project, none, data_dir, lambda _: None) == ""
-    assert sources.list_sources(none, project).startswith("No associative sources.")
+    assert associative.index_sources(project, none, data_dir, lambda _: None) == ""
+    assert associative.list_sources(none, project).startswith("No associative sources.")
 
 
 def test_chat_turns_status_and_indexing_reach_the_sources(setup):
@@ -193,14 +195,14 @@ def test_chat_turns_status_and_indexing_reach_the_sources(setup):
     answer_ = say(cat, "remove source textkit")
     assert answer_.startswith("Removed `pip:textkit`")
     assert settings_of(cat)["associative_sources"] == f"{other}\npip:iniconfig"
-    status = runtime.status_report(cat)
+    status = entry.status(cat)
     assert "- sandbox: files=" in status
-    runtime.start_indexing(cat)
+    entry.start_indexing(cat)
     project.indexer.join(120)
     summaries = [text for kind, text in sent if kind == "chat"]
     assert any(t.startswith("Indexed `") for t in summaries)
     assert any(t.startswith("Associative sources: 2 indexed in ") for t in summaries)
     assert any(line.startswith("- source `iniconfig` ")
-               for line in runtime.status_report(cat).splitlines())
+               for line in entry.status(cat).splitlines())
     assert project.code.count_memories({"repo_id": "src-pip-iniconfig"}) > 0
     assert points_of(declarative, "src-pip-iniconfig") == []  # auto + weak embedder: none

@@ -1,6 +1,6 @@
 """The reply corpus (tests/golden/replies): every case read as expected by the real readers.
 
-Target (issue 11): 0 silently wrong, 0 crashes, every reply whose meaning is unambiguous read
+Target: 0 silently wrong, 0 crashes, every reply whose meaning is unambiguous read
 correctly. ``python -m tests.run bench.reply_corpus`` prints the same figures as a table.
 """
 

@@ -1,4 +1,5 @@
-"""The scratchpad against every operation seed 001 describes, plus persistence in the Cat."""
+"""The scratchpad's every operation (start, put and refine, get, query, summary, complete and
+archive), plus persistence in the Cat."""
 
 from __future__ import annotations
 

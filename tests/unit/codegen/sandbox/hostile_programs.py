@@ -1,4 +1,4 @@
-"""The hostile programs of reliability test X1 (docs: reliability.md §3.6), as data.
+"""The hostile programs of the sandbox's battery (docs/threat-model.md), as data.
 
 Each program is Python source with ``{placeholders}`` replaced by plain text replacement (not
 ``str.format``): canary paths, the canary server's ports, the battery tag, the test's pid;

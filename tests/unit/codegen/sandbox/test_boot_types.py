@@ -45,8 +45,9 @@ def test_every_report_key_written_or_read_is_in_the_contract():
 
 def test_the_shutdown_recognises_the_launcher_by_the_path_it_is_started_with():
     """``process.CHILD_MARKERS`` finds sandboxes on the command line by the launcher's path."""
-    from codemem import process
-    from codemem.codegen.sandbox.run import BOOT
+    from codemem.app import process
+    from codemem.codegen.sandbox.run import SANDBOX_LAUNCHER
 
-    assert pathlib.Path(BOOT).is_file() and pathlib.Path(BOOT).parent == SANDBOX
-    assert BOOT in process.CHILD_MARKERS
+    assert pathlib.Path(SANDBOX_LAUNCHER).is_file()
+    assert pathlib.Path(SANDBOX_LAUNCHER).parent == SANDBOX
+    assert SANDBOX_LAUNCHER in process.CHILD_MARKERS

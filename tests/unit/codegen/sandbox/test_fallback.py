@@ -1,4 +1,4 @@
-"""Regressions of issue 15 point 1: the sandbox without namespaces (the Docker deployment).
+"""The sandbox without namespaces (the Docker deployment): what must hold there.
 
 Each test reproduces one failure the probe found in the fallback modes, against real processes,
 with ``namespaces=False`` (this process: root, every capability, an interpreter under
@@ -103,8 +103,8 @@ def test_every_network_path_is_closed(path):
 
 @pytest.mark.skipif(not ROOT_USER, reason="the uid switch needs the Cat to run as root")
 def test_an_unreachable_interpreter_never_means_running_as_root():
-    """The issue: the uid drop was skipped, so code read /etc/shadow, forked past the process
-    limit and SIGKILLed a host process. Now it runs as a uid of its own or not at all."""
+    """Without the uid drop, code could read /etc/shadow, fork past the process limit and
+    SIGKILL a host process: it runs as a uid of its own or not at all."""
     victim = subprocess.Popen(["sleep", "60"])
     try:
         src = TRY + (f"print('uid', os.getuid())\nattempt('shadow', lambda: open('/etc/shadow')"

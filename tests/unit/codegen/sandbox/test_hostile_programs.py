@@ -1,4 +1,4 @@
-"""Reliability test X1: the hostile programs, in every deployment this machine can imitate
+"""The hostile programs (docs/threat-model.md), in every deployment this machine can imitate
 (full isolation, the Docker container, root without namespaces, a Cat that is not root).
 
 Each mode (see ``sandbox_modes``) starts a "Cat" process under that deployment's conditions,

@@ -1,4 +1,5 @@
-"""The seed's Quick Start and Examples 1 and 3 run as scripts and leave nothing behind."""
+"""The memory API's examples (quick start, support bot, research assistant) run as scripts and
+leave nothing behind."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_example_runs(name):
     assert {p.name for p in ROOT.iterdir()} == before  # no memories.db left behind
 
 
-def test_examples_keep_the_seed_code():
+def test_examples_keep_the_documented_code():
     source = (ROOT / "examples" / "support_bot.py").read_text(encoding="utf-8")
     assert "system = MemorySystem(small_model_fn=gpt_turbo_fn)" in source
     assert 'context="Customer asking about returns",' in source

@@ -1,4 +1,4 @@
-"""MemorySystem: the seed's documented constructor, methods, return values and exceptions."""
+"""MemorySystem: the constructor, methods, return values and exceptions of docs/memory-api.md."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from codemem.memory.system import MemorySystem, ScoredMemory
 from .helpers import FakeSleep, async_llm, make_system
 
 
-def test_package_exports_the_seed_names():
+def test_package_exports_the_documented_names():
     assert memory_pkg.MemorySystem is MemorySystem
     assert memory_pkg.ScoredMemory is ScoredMemory
 
 
-def test_constructor_signature_and_defaults_match_the_seed():
+def test_constructor_signature_and_defaults_are_the_documented_ones():
     params = inspect.signature(MemorySystem).parameters
     documented = ["small_model_fn", "db_path", "relevance_threshold", "max_memories",
                   "batch_size", "retry_attempts", "retry_delay"]
@@ -46,7 +46,7 @@ def test_defaults_are_applied(tmp_path, monkeypatch):
     assert (tmp_path / "memories.db").exists()
 
 
-def test_scored_memory_has_the_seed_fields_in_order():
+def test_scored_memory_has_the_documented_fields_in_order():
     names = [f.name for f in dataclasses.fields(ScoredMemory)]
     assert names[:6] == ["memory_id", "text", "metadata", "timestamp", "relevance_score",
                          "reasoning"]

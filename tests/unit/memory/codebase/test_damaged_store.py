@@ -1,5 +1,5 @@
 """A damaged code-memory database: the code index is rebuilt from the repository, the rest is
-named as lost, and the damaged file is kept (issue 15 point 3)."""
+named as lost, and the damaged file is kept."""
 
 from __future__ import annotations
 

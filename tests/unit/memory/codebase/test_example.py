@@ -1,4 +1,4 @@
-"""The seed's Example 2 (code assistant) runs end to end with its fake LLMs."""
+"""The code assistant example runs end to end with its fake LLMs."""
 
 from __future__ import annotations
 
@@ -19,10 +19,9 @@ def test_code_assistant_example_runs():
     assert "test_health" not in out  # */tests/* was excluded
 
 
-def test_example_keeps_the_seed_code():
+def test_example_keeps_the_documented_code():
     source = (ROOT / "examples" / "code_assistant.py").read_text(encoding="utf-8")
-    assert "from ..memory import CodeMemorySystem\nfrom ..memory.codebase import CodeContext" \
-        in source
+    assert "from ..memory import CodeContext, CodeMemorySystem\n" in source
     for line in ('    system = CodeMemorySystem(small_model_fn=haiku_fn)',
                  '        exclude_patterns=["*/tests/*", "*/__pycache__/*"]',
                  '        current_file="src/api/routes.py"',

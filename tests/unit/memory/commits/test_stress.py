@@ -1,4 +1,4 @@
-"""Several users drafting at once must finish or fail, never hang (issue 15 point 6).
+"""Several users drafting at once must finish or fail, never hang.
 
 The users run in a child process (real threads, real repositories, both history backends) while
 this test watches it: if the child does not finish in time, its thread stacks are dumped (through

@@ -1,8 +1,8 @@
 """One verdict vocabulary: new commits carry a ``Verdict``; old free-form labels still parse.
 
-A label outside the vocabulary (``pass`` for ``passed``) used to be stored and then never count
-as good: it is refused now. Commits already in users' repositories keep whatever label they
-have, read back as text, and only the vocabulary's good verdicts are rollback targets.
+A label outside the vocabulary (``pass`` for ``passed``) would be stored and then never count as
+good: it is refused. Commits already in users' repositories keep whatever label they have, read
+back as text, and only the vocabulary's good verdicts are rollback targets.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def test_commit_stores_the_value_byte_for_byte(tmp_path: Path) -> None:
 def test_is_good_reads_old_labels_as_text_and_never_good() -> None:
     assert is_good("passed") and is_good(" Final ") and is_good("committed")
     assert not is_good("failed")
-    assert not is_good("pass")  # the typo that used to be stored "almost good"
+    assert not is_good("pass")  # a typo of a good verdict is not good
     assert not is_good("failed:tests") and not is_good("")
 
 

@@ -1,4 +1,4 @@
-"""The hostile repository (issue 6, item 5): every file gets a status, valid files are
+"""The hostile repository (docs/threat-model.md): every file gets a status, valid files are
 indexed, and nothing outside the root is read (canary + audit hook in a child process)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Processes the memory core starts end with it (issue 10 point 2).
+"""Processes the memory core starts end with it.
 
 A real child Python process builds a parsing pool and a draft history with the GitPython backend
 and works; then it is stopped the way ``docker stop`` and the OOM killer stop the Cat. No process

@@ -10,7 +10,7 @@ NO_PRECHECK = Limits(max_bracket_depth=10**9, max_line_chars=10**9)
 
 def _items():
     items = [(f"pkg/ok{i}.py", b"def f%d(x):\n    return x\n" % i) for i in range(12)]
-    # 10,000 nested parentheses: libcst 1.9 dies with SIGSEGV (reliability.md M1)
+    # 10,000 nested parentheses: libcst 1.9 dies with SIGSEGV (docs/threat-model.md)
     items.insert(3, ("pkg/deep.py", b"x = " + b"(" * 10000 + b"1" + b")" * 10000 + b"\n"))
     items.insert(7, ("pkg/exit_me.py", b"x = 1\n"))
     items.insert(9, ("pkg/hang_me.py", b"x = 2\n"))

@@ -1,4 +1,4 @@
-"""Write-back under concurrency and a hostile file system (issue 15 point 2).
+"""Write-back under concurrency and a hostile file system.
 
 Real processes (forked), a real file system, many trials: two applies with the same base must
 serialise (exactly one wins, the other is refused naming the file), and a parent folder swapped for

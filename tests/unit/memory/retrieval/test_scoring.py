@@ -1,4 +1,4 @@
-"""Pointwise LLM scoring (the seed's scheme, ``scoring_mode="pointwise"``): reply parsing,
+"""Pointwise LLM scoring (``scoring_mode="pointwise"``): reply parsing,
 retries with exact backoff, failures as data, caching, fan-out. Listwise: test_listwise.py."""
 
 from __future__ import annotations

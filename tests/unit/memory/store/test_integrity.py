@@ -1,4 +1,4 @@
-"""A damaged memory database (issue 15 point 3): clear error, file kept aside, fresh start.
+"""A damaged memory database: clear error, file kept aside, fresh start.
 
 Real SQLite files damaged the ways disks and crashes damage them: truncated, overwritten with
 garbage, one table's pages scribbled over (the file opens, then list/filter/add fail with

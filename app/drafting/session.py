@@ -1,4 +1,4 @@
-"""COMPOSITION: one ``Session`` per user: its state, its lock, its worker thread, its stop event.
+"""One ``Session`` per user: its state, its lock, its worker thread, its stop event.
 
 The session is the only place a user's code-generation state changes. It lives in a process
 registry (``Sessions``) keyed by user id, so it can own what must not be pickled (the lock, the
@@ -10,7 +10,8 @@ working memory may be a stale copy when a worker finished during that turn.
 What a user can ask of it: ``propose`` (a request becomes proposed meta-code), ``reply`` to a
 proposal ("go", "cancel", a correction), ``stop`` a running loop, ``resume`` the last task from
 its last good draft ("continue"), ``recover`` after a restart (an interrupted task is reported
-and repaired), and ``status``. "apply" and the draft history are in ``history``.
+and repaired). "apply" and the draft history are in ``history.py``, the status in
+``app/chat/status.py``.
 """
 
 from __future__ import annotations
@@ -18,14 +19,24 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import Any
 
-from .codegen.errors import CodegenError
-from .codegen.metacode import MetaCode
-from .codegen.outcomes import LoopStatus
-from .codegen.phases import CodegenPhase
-from .codegen.replies import ReplyIntent, classify_reply, is_resume
-from .drafting import (
+from ...codegen import (
+    CodegenError,
+    CodegenPhase,
+    LoopStatus,
+    MetaCode,
+    ReplyIntent,
+    classify_reply,
+    is_resume,
+)
+from ...llm import Meter, Metered
+from ...memory import CodeMemoryError
+from ..host.cat_types import Storage
+from ..host.lifecycle import LIFECYCLE
+from ..host.llm_port import PluginLLM
+from ..projects.registry import Project
+from ..projects.workspace import Turn
+from .proposal import (
     PROPOSAL_CONTEXT,
     PROPOSAL_HELP,
     metacode_query,
@@ -34,14 +45,9 @@ from .drafting import (
     retrieval_query,
     task_impact,
 )
-from .lifecycle import LIFECYCLE
-from .llm_port import Meter, PluginLLM
-from .memory.errors import CodeMemoryError
-from .projects import Project
-from .session_worker import DraftWorker, interruption_report
 from .state import SessionState, read_state, write_state
 from .task_context import TaskContext
-from .turn import Turn
+from .worker import DraftWorker, interruption_report
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +72,7 @@ class Session:
         """A worker thread of this process runs the task's draft loop now."""
         return self.worker is not None and self.worker.alive
 
-    def publish(self, working_memory: Any) -> None:
+    def publish(self, working_memory: object) -> None:
         """Write the state into a turn's working memory (the Cat saves it after the turn)."""
         with self.lock:
             self.state.llm_calls = self.meter.calls
@@ -79,7 +85,7 @@ class Session:
             self.publish(turn.working_memory)
 
     # -- the request --------------------------------------------------------------------------
-    def propose(self, turn: Turn, request: Mapping[str, Any]) -> str:
+    def propose(self, turn: Turn, request: Mapping[str, str]) -> str:
         """Open a task for ``request`` and answer with proposed meta-code to confirm."""
         with self.lock:
             busy = self.busy()
@@ -108,11 +114,11 @@ class Session:
         return (f"A draft is running for task `{self.state.task_id}`: say **stop** first, or "
                 "wait for its result.")
 
-    def _llm(self, turn: Turn) -> Any:
+    def _llm(self, turn: Turn) -> Metered:
         """The plugin's LLM for this request: counted, native JSON as configured."""
         return self.meter.wrap(PluginLLM(turn.workspace.config.native_json))
 
-    def _open_task(self, request: dict[str, Any]) -> None:
+    def _open_task(self, request: dict[str, str]) -> None:
         state = self.state
         phase = state.phase.phase
         if not phase.terminal and phase not in (CodegenPhase.IDLE, CodegenPhase.COLLECTING):
@@ -124,7 +130,7 @@ class Session:
         self.context = None
 
     def _task_context(self, turn: Turn, project: Project,
-                      request: Mapping[str, Any]) -> TaskContext:
+                      request: Mapping[str, str]) -> TaskContext:
         return TaskContext(project, user=self.user_id, task_id=self.state.task_id,
                            query=retrieval_query(request),
                            current_file=str(request.get("target_path", "")),
@@ -136,7 +142,7 @@ class Session:
         to this user), mark it finished in the ledger, clear it from the working memory."""
         pad, done = self.state.scratchpad, []
 
-        def sink(text: str, metadata: dict[str, Any]) -> str:
+        def sink(text: str, metadata: Mapping[str, object]) -> str:
             return project.code.add_memory(text, {**metadata, "type": "task_note",
                                                   "user": self.user_id})
 
@@ -288,7 +294,7 @@ class Sessions:
         self._lock = threading.Lock()
         self._sessions: dict[str, Session] = {}
 
-    def of(self, user_id: str, working_memory: Any) -> Session:
+    def of(self, user_id: str, working_memory: Storage) -> Session:
         with self._lock:
             session = self._sessions.get(user_id)
             if session is None:

@@ -1,4 +1,4 @@
-"""COMPOSITION: the Cat's chat model as a completer that can ask for JSON natively.
+"""The Cat's chat model as a completer that can ask for JSON natively.
 
 The cores read every structured answer with the tolerant ``llm`` layer whatever the model; this
 module adds the optional capability that layer looks for (``complete_json(prompt, schema)``,
@@ -14,17 +14,28 @@ native JSON is measured on real models: README, "Models and reasoning models").
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+
+class Runnable(Protocol):
+    """What a bound LangChain chat model offers: ``invoke`` with the messages."""
+
+    def invoke(self, messages: Sequence[object]) -> object: ...
+
+
+class ChatModel(Protocol):
+    """What the plugin uses of a LangChain chat model: call options bound for one request."""
+
+    def bind(self, **options: object) -> Runnable: ...
 
 #: ``json_object``: valid JSON, the schema only in the prompt (widest support);
 #: ``json_schema``: the reply model's schema sent too (OpenAI and recent compatible servers).
 MODES = ("json_object", "json_schema")
 
 
-def json_request(model: Any, json_schema: Mapping[str, Any], mode: str = "json_object"
-                 ) -> dict[str, Any] | None:
+def json_request(model: object, json_schema: Mapping[str, Any], mode: str = "json_object"
+                 ) -> dict[str, Any] | None:  # Any: JSON Schema, and the call options' JSON
     """The call options asking ``model`` for JSON, or None when its class cannot be asked."""
     names = {cls.__name__ for cls in type(model).__mro__}
     if "ChatOllama" in names:
@@ -37,7 +48,7 @@ def json_request(model: Any, json_schema: Mapping[str, Any], mode: str = "json_o
     return None
 
 
-def _reply_text(message: Any) -> str:
+def _reply_text(message: object) -> str:
     content = getattr(message, "content", message)
     if isinstance(content, list):  # content parts
         return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
@@ -48,7 +59,7 @@ class StructuredChatLLM:
     """``str -> str`` through ``plain`` (e.g. the Cat's ``llm``), and ``complete_json`` through
     the chat model ``chat_model()`` returns (resolved at each call: the admin may change it)."""
 
-    def __init__(self, plain: Callable[[str], str], chat_model: Callable[[], Any], *,
+    def __init__(self, plain: Callable[[str], str], chat_model: Callable[[], ChatModel], *,
                  mode: str = "json_object") -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -66,16 +77,3 @@ class StructuredChatLLM:
         from langchain_core.messages import HumanMessage
 
         return _reply_text(model.bind(**options).invoke([HumanMessage(content=prompt)]))
-
-
-class AsyncStructuredChatLLM:
-    """The same for the memory core's async ``small_model_fn`` (calls run off the event loop)."""
-
-    def __init__(self, sync: StructuredChatLLM) -> None:
-        self._sync = sync
-
-    async def __call__(self, prompt: str) -> str:
-        return await asyncio.to_thread(self._sync, prompt)
-
-    async def complete_json(self, prompt: str, json_schema: Mapping[str, Any]) -> str:
-        return await asyncio.to_thread(self._sync.complete_json, prompt, json_schema)

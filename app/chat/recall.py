@@ -1,4 +1,4 @@
-"""COMPOSITION: the plugin's part in an ordinary chat turn's recall and prompt.
+"""The plugin's part in an ordinary chat turn's recall and prompt.
 
 Code points live in the Cat's declarative memory (so its own recall can find them), but the
 Cat renders recalled memories with newlines replaced and puts them into an f-string template
@@ -13,11 +13,18 @@ Cat reuses threads, so ``begin_turn`` resets it first.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .memory.codeindex.vector_sink import is_code_point
+from ...memory import CodeMemoryError, is_code_point
+from ..host.cat_types import Procedure, Recalled, WorkingMemory
+from ..projects.lookup import retrieve
+from ..projects.registry import Project
+
+log = logging.getLogger(__name__)
 
 #: Extra declarative memories recalled so that, after code points are removed, the ordinary
 #: recall still has its usual number of non-code memories.
@@ -44,7 +51,7 @@ class TurnNotes:
     #: Declarative memories the Cat asked for (before widening).
     wanted: int | None = None
     #: Code points the Cat's recall found this turn.
-    code: list[Any] = field(default_factory=list)
+    code: list[Recalled] = field(default_factory=list)
     #: The code context for the prompt (retrieval for a question, else the recalled points).
     context: str = ""
 
@@ -62,7 +69,7 @@ def notes() -> TurnNotes:
     return current if current is not None else begin_turn()
 
 
-def widen_declarative_recall(config: dict[str, Any]) -> dict[str, Any]:
+def widen_declarative_recall(config: dict[str, Any]) -> dict[str, Any]:  # Any: see entry.py
     """Recall more declarative memories, remembering how many the Cat wanted."""
     turn = notes()
     turn.wanted = int(config.get("k", 3))
@@ -71,7 +78,7 @@ def widen_declarative_recall(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-def split_code_recall(working_memory: Any) -> None:
+def split_code_recall(working_memory: WorkingMemory) -> None:
     """Keep code points out of the ordinary declarative recall; keep them for the prompt."""
     turn = notes()
     recalled = list(working_memory.declarative_memories or [])
@@ -82,7 +89,7 @@ def split_code_recall(working_memory: Any) -> None:
     turn.code = code[:MAX_CODE_IN_PROMPT]
 
 
-def drop_procedures(working_memory: Any, names: set[str]) -> None:
+def drop_procedures(working_memory: WorkingMemory, names: set[str]) -> None:
     """Forget this turn's recalled triggers of ``names`` (the plugin's own tools and form).
 
     On a question the plugin already retrieved for, offering ``search_code`` again would only
@@ -113,3 +120,28 @@ def add_code_section(prompt_suffix: str) -> str:
     if not notes().context:
         return prompt_suffix
     return prompt_suffix + SECTION
+
+
+def after_recall(working_memory: WorkingMemory, procedures: Iterable[Procedure],
+                 plugin_id: str) -> None:
+    """Code out of the ordinary recall; on a code question, the plugin's procedures too."""
+    split_code_recall(working_memory)
+    if notes().question:
+        own = {p.name for p in procedures if getattr(p, "plugin_id", None) == plugin_id}
+        drop_procedures(working_memory, own)
+
+
+def code_context(project: Callable[[], Project]) -> str:
+    """This turn's code context: the plugin's LLM-scored retrieval on a code question, else the
+    code points the Cat's recall found (``project`` is asked only for a question)."""
+    turn = notes()
+    turn.context = recalled_code()
+    if turn.question:
+        try:
+            found = project()
+            memories = retrieve(found, turn.question)
+            if memories:
+                turn.context = found.code.format_memories_for_prompt(memories)
+        except CodeMemoryError as err:
+            log.info("no code retrieval for the question: %s", err)
+    return turn.context

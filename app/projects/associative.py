@@ -1,13 +1,13 @@
-"""COMPOSITION: associative sources (other repositories, libraries, docs) for the Cat's glue.
+"""Associative sources (other repositories, libraries, docs) of a project.
 
 Turns the settings into sources, indexes them into the project's code memory (with progress),
 answers the chat commands "add source ...", "list sources", "remove source ..." as Markdown,
 reports each source for the status tool, renders retrieved source entities as labelled loop
 context (``snippet``: library entities as API references) and hands the draft loop the API facts
 that validation checks library calls against. Retrieval itself is the task's one combined
-retrieval (``task_context``) and ``projects.search``: sources are shared memory types. Every
-function takes what it needs (settings, project, data folder) and returns plain values: the glue
-decides when to call.
+retrieval (``app/drafting/task_context.py``) and ``lookup.search``: sources are shared memory
+types. Every function takes what it needs (settings, project, data folder) and returns plain
+values: the caller decides when to call.
 """
 
 from __future__ import annotations
@@ -18,22 +18,25 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from .codegen.ports import API_REFERENCE, ContextSnippet
-from .memory.code_context import SOURCE_ENTITY
-from .memory.codebase import CodeMemorySystem
-from .memory.codeindex.indexer import IndexProgress
-from .memory.errors import CodeMemoryError
-from .memory.repository.root import check_repository_root
-from .memory.sources.api_lookup import ApiTable
-from .memory.sources.catalog import SourceRow
-from .memory.sources.declared import declared_dependencies
-from .memory.sources.indexing import AssociativeMemory, SourceOptions, SourceResult
-from .memory.sources.package_index import configured_index
-from .memory.sources.spec import (
+from ...codegen import API_REFERENCE, Committed, ContextSnippet
+from ...memory import (
+    SOURCE_ENTITY,
+    ApiTable,
+    AssociativeMemory,
+    CodeMemoryError,
+    CodeMemorySystem,
     FolderSource,
+    IndexProgress,
+    ScoredMemory,
     Source,
+    SourceOptions,
+    SourceResult,
+    SourceRow,
+    check_repository_root,
+    configured_index,
+    declared_dependencies,
     find_source,
     format_sources,
     parse_item,
@@ -41,12 +44,12 @@ from .memory.sources.spec import (
     split_items,
     unique_sources,
 )
-from .projects import PROGRESS_INTERVAL_S, Throttle
-from .settings import PluginSettings
+from ..host.settings_model import PluginSettings
+from .indexing import PROGRESS_INTERVAL_S, Throttle
 
 
 class Project(Protocol):
-    """What this module needs of ``projects.Project``."""
+    """What this module needs of ``registry.Project``."""
 
     @property
     def root(self) -> str: ...
@@ -232,7 +235,7 @@ def status_lines(project: Project) -> list[str]:
 
 
 # -- the draft loop ----------------------------------------------------------------------------
-def snippet(memory: Any) -> ContextSnippet:
+def snippet(memory: ScoredMemory) -> ContextSnippet:
     """A retrieved memory as loop context: library entities as labelled API references."""
     meta = memory.metadata or {}
     label = " ".join(str(meta[k]) for k in ("source_name", "source_version") if meta.get(k))
@@ -252,7 +255,7 @@ def api_facts(project: Project) -> ApiTable:
     return memory_for(project).api_table()
 
 
-def references_note(outcome: Any) -> str:
+def references_note(outcome: Committed) -> str:
     """The result message's line naming the library entities that informed the draft."""
     refs = list(getattr(outcome, "api_references", ()) or ())
     if not refs:

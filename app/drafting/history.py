@@ -1,4 +1,4 @@
-"""COMPOSITION: the draft history in chat (list, roll back, redo) and "apply".
+"""The draft history in chat (list, roll back, redo) and "apply".
 
 Thin over ``memory.commits.CommitIndex``; restoring a draft also restores the working-memory
 snapshot its commit carries into the user's scratchpad. "apply" writes the current draft into
@@ -10,14 +10,12 @@ a newer draft can be applied over an older one, and a file the user edited is ne
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from .codegen.loop import DRAFT_NAME
-from .memory.errors import CodeMemoryError, TaskNotFound
-from .memory.repository.writeback import WriteBackRefused, write_back
-from .projects import Project
+from ...codegen import DRAFT_NAME
+from ...memory import CodeMemoryError, CommitInfo, TaskNotFound, WriteBackRefused, write_back
+from ..projects.registry import Project
+from ..projects.workspace import Turn
 from .session import Session
-from .turn import Turn
 
 #: The only messages that write a draft into the repository. Matched exactly on the user's own
 #: text, never chosen by the LLM: repository content or a model reply cannot trigger a write.
@@ -70,7 +68,7 @@ def _set_aside(project: Project, task: str) -> list[str]:
     return list(dict.fromkeys(project.commits.attic(task)))
 
 
-def _log(project: Project, task: str) -> list[Any]:
+def _log(project: Project, task: str) -> list[CommitInfo]:
     try:
         return list(project.commits.log(task))
     except TaskNotFound:  # a proposal not confirmed yet: nothing committed
@@ -216,7 +214,7 @@ def _apply(session: Session, turn: Turn, project: Project) -> str:
             f"the first commit of task `{state.task_id}` in the draft history.")
 
 
-def _expected_files(project: Project, task: str, applied_commit: str) -> dict[str, Any]:
+def _expected_files(project: Project, task: str, applied_commit: str) -> dict[str, str]:
     """What each file should hold now: what the last apply wrote, else the task's base."""
     entries = project.commits.log(task)
     base = dict(project.commits.show(entries[-1].id).files or {}) if entries else {}

@@ -1,4 +1,5 @@
-"""COMPOSITION: where the plugin runs: its id, its validated settings, its data folder, its deps.
+"""Where the plugin runs: its folder, package and id, its settings as stored, its data folder,
+its dependencies.
 
 Everything here reads the environment the Cat gives the plugin (the settings the admin saved, the
 Cat's data folder, the installed packages) and turns it into plain values with a message for each
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from .settings import PluginSettings, read_settings
+from .cat_types import CatHost, Logger
+from .settings_model import PluginSettings, read_settings
 
 log = logging.getLogger(__name__)
 
@@ -22,14 +24,42 @@ log = logging.getLogger(__name__)
 #: the plugin under another id (zip names vary) keeps its history.
 DATA_DIR_NAME = "code_working_memory"
 
-#: The plugin id is its folder name: this module is ``<plugins>.<id>.environment`` in the Cat.
-PLUGIN_ID = __name__.split(".")[-2] if "." in __name__ else "code_working_memory"
-
-#: The plugin's own requirements file (as mounted: not resolved through symlinks).
-REQUIREMENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "requirements.txt")
 
 
-def stored_settings(cat: Any) -> dict[str, Any] | None:
+def plugin_folder(module_file: str) -> str:
+    """The plugin's folder: the nearest folder above ``module_file`` that holds ``plugin.json``
+    (as mounted: symlinks are not resolved, so the Cat's plugin folder, not its target)."""
+    folder = os.path.dirname(os.path.abspath(module_file))
+    while not os.path.isfile(os.path.join(folder, "plugin.json")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            raise RuntimeError(f"no plugin.json above {module_file}")
+        folder = parent
+    return folder
+
+
+def plugin_package(module_name: str, module_file: str, folder: str) -> str:
+    """The plugin's package: ``module_name`` without the parts that the module's path below
+    ``folder`` adds, whatever the module's depth (``cat.plugins.<id>`` in the Cat, the test
+    alias under pytest); "" when the plugin folder itself is on ``sys.path``."""
+    below = os.path.relpath(os.path.abspath(module_file), folder)
+    depth = len(os.path.splitext(below)[0].split(os.sep))
+    parts = module_name.split(".")
+    return ".".join(parts[:-depth]) if len(parts) > depth else ""
+
+
+#: The plugin's folder (as mounted) and its package name.
+PLUGIN_FOLDER = plugin_folder(__file__)
+PLUGIN_PACKAGE = plugin_package(__name__, __file__, PLUGIN_FOLDER)
+
+#: The plugin id: its folder's name in the Cat, which is the last part of its package.
+PLUGIN_ID = PLUGIN_PACKAGE.rpartition(".")[2] or DATA_DIR_NAME
+
+#: The plugin's own requirements file.
+REQUIREMENTS = os.path.join(PLUGIN_FOLDER, "requirements.txt")
+
+
+def stored_settings(cat: CatHost) -> dict[str, object] | None:
     """What the Cat stored for the plugin (``None`` when it cannot be read)."""
     try:
         raw = cat.mad_hatter.plugins[PLUGIN_ID].load_settings()
@@ -38,7 +68,7 @@ def stored_settings(cat: Any) -> dict[str, Any] | None:
     return raw if isinstance(raw, dict) else {}
 
 
-def plugin_settings(cat: Any) -> tuple[PluginSettings, list[str]]:
+def plugin_settings(cat: CatHost) -> tuple[PluginSettings, list[str]]:
     """The validated settings, with a message for every stored value that was refused."""
     try:
         raw = cat.mad_hatter.plugins[PLUGIN_ID].load_settings()
@@ -47,12 +77,12 @@ def plugin_settings(cat: Any) -> tuple[PluginSettings, list[str]]:
     return read_settings(raw)
 
 
-def save_settings(cat: Any, values: dict[str, Any]) -> None:
+def save_settings(cat: CatHost, values: Mapping[str, object]) -> None:
     """Store ``values`` over the saved settings, as the admin panel's "Save" does."""
     cat.mad_hatter.plugins[PLUGIN_ID].save_settings(values)
 
 
-def missing_settings(cat: Any) -> list[str]:
+def missing_settings(cat: CatHost) -> list[str]:
     """Settings with no stored value (a file from an older version, or edited by hand)."""
     raw = stored_settings(cat)
     if raw is None:
@@ -109,13 +139,14 @@ def requirements_problems(path: str | None = None) -> list[str]:
     return problems
 
 
-def cat_logger() -> Any:
+def cat_logger() -> Logger:
     """The Cat's loguru logger (what admins read), or this module's logger outside the Cat."""
     try:
         from cat.log import log as cat_log  # the Cat is absent in unit tests and scripts
     except ImportError:
         return log
-    return cat_log
+    logger: Logger = cat_log
+    return logger
 
 
 def log_requirements_problems() -> None:

@@ -1,4 +1,4 @@
-"""COMPOSITION: how the code-request form moves, with as few LLM calls as the message allows.
+"""How the code-request form moves, with as few LLM calls as the message allows.
 
 The Cat's ``CatForm.next`` spends two LLM calls per turn (an exit check and a JSON extraction),
 even when the message already said everything. This step reads the message deterministically
@@ -12,13 +12,12 @@ by the Cat's own tool selection (empty): both end up here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel, Field
 
-from .codegen.intent import RequestDetails, extract_details
-from .codegen.replies import ReplyIntent, classify_reply
+from ...codegen import ReplyIntent, RequestDetails, classify_reply, extract_details
+from ..host.cat_types import CatForm, FormStates, Storage, StrayCat
 
 
 class CodeRequest(BaseModel):
@@ -39,6 +38,10 @@ DETAIL_FIELDS = {"target_path": "target_path", "symbol": "symbol", "kind": "kind
 #: Marker attribute on a form that asked the user something (a plain bool: it is pickled).
 ASKED = "cwm_asked"
 
+#: What a retired import of the plugin answers for a form the Cat still holds.
+STALE_FORM = ("This code request was interrupted: the Code Working Memory plugin was switched "
+              "off or reloaded. Ask again once it is active.")
+
 
 def prefill(details: RequestDetails, text: str) -> dict[str, str]:
     """The form's model from what a message says (empty values left out)."""
@@ -50,7 +53,7 @@ def prefill(details: RequestDetails, text: str) -> dict[str, str]:
     return model
 
 
-def advance(form: Any, states: Any) -> dict[str, str]:
+def advance(form: CatForm, states: FormStates) -> dict[str, str]:
     """One turn of the form (``states`` is the Cat's ``CatFormState``)."""
     text = _user_text(form)
     asked = bool(getattr(form, ASKED, False))
@@ -66,12 +69,12 @@ def advance(form: Any, states: Any) -> dict[str, str]:
         form.update()  # the Cat's LLM extraction: the answer was not readable by rule
     if form._state == states.COMPLETE:
         close_form(form, states)
-        return form.submit(form._model)  # type: ignore[no-any-return]
+        return form.submit(form._model)
     setattr(form, ASKED, True)
     return {"output": question_for(form._missing_fields, form._errors)}
 
 
-def close_form(form: Any, states: Any) -> None:
+def close_form(form: CatForm, states: FormStates) -> None:
     """Close the form and take it out of the working memory now: the Cat clears a closed form
     only in its form agent, which never runs on a turn the plugin answers, and a closed form
     left there would hold up the user's next request."""
@@ -81,15 +84,14 @@ def close_form(form: Any, states: Any) -> None:
         memory.active_form = None
 
 
-def _merge(form: Any, details: RequestDetails) -> None:
+def _merge(form: CatForm, details: RequestDetails) -> None:
     for name, value in prefill(details, "").items():
         if name != "request" and not form._model.get(name):
             form._model[name] = value
 
 
-def _user_text(form: Any) -> str:
-    message = form.cat.working_memory.user_message_json
-    return str(getattr(message, "text", "") or "")
+def _user_text(form: CatForm) -> str:
+    return str(form.cat.working_memory.user_message_json.text or "")
 
 
 def question_for(missing: list[str], errors: list[str]) -> str:
@@ -105,6 +107,48 @@ def question_for(missing: list[str], errors: list[str]) -> str:
         "\n\n(Say **cancel** to drop the request.)"
 
 
-def submitted_request(form_data: Mapping[str, Any]) -> dict[str, str]:
+def submitted_request(form_data: Mapping[str, object]) -> dict[str, str]:
     """The request as the session takes it (every value a plain string)."""
     return {key: str(value) for key, value in form_data.items() if value is not None}
+
+
+def tidy_form(cat: StrayCat, form_class: Callable[[StrayCat], CatForm]) -> None:
+    """Clear a closed form (the Cat clears it only in its form agent, which never runs when the
+    plugin answers a turn), and move a request form of an earlier import of the plugin onto
+    this import's class, so the Cat never calls into retired code."""
+    memory = cat.working_memory
+    form = memory.get("active_form")
+    if form is None:
+        return
+    if _closed(form):
+        memory.active_form = None
+    elif _earlier_import_of(form, form_class):
+        fresh = form_class(cat)
+        for name in ("_state", "_model", "_missing_fields", "_errors", ASKED):
+            if hasattr(form, name):
+                setattr(fresh, name, getattr(form, name))
+        memory.active_form = fresh
+
+
+def form_asks(working_memory: Storage) -> bool:
+    """A form waits for this message's answer (ours asking for a detail, or another plugin's)."""
+    form = working_memory.get("active_form")
+    return form is not None and not _closed(form)
+
+
+def stale_form(form: CatForm, states: FormStates) -> dict[str, str]:
+    """The answer of a form whose import of the plugin was retired: closed, and said so."""
+    close_form(form, states)
+    return {"output": STALE_FORM}
+
+
+def _closed(form: object) -> bool:
+    return str(getattr(getattr(form, "_state", None), "name", "")) == "CLOSED"
+
+
+def _earlier_import_of(form: object, form_class: object) -> bool:
+    """The same class (by name and module name) of another import of the plugin."""
+    kind, name, module = type(form), getattr(form_class, "__name__", ""), getattr(
+        form_class, "__module__", "")
+    return (kind is not form_class and kind.__name__ == name
+            and kind.__module__.rpartition(".")[2] == str(module).rpartition(".")[2])

@@ -1,13 +1,13 @@
-"""COMPOSITION: what of one user's tasks another user's prompts may see.
+"""What of one user's tasks another user's prompts may see.
 
 A project (its memories, its draft history) is shared by every user who works on the same
 repository. Three kinds of task material live there: the draft history's episodes (every commit,
 also stored as an ``episode`` memory), the notes archived when a task is finished
-(``task_note`` memories) and the scratchpad itself (only in its user's working memory). Before
-this module, user B's draft prompts listed the episodes of user A's *running* task ("related
-episodes of other tasks") and the associative context recalled every user's task notes.
+(``task_note`` memories) and the scratchpad itself (only in its user's working memory). Without
+a rule, user B's draft prompts would list the episodes of user A's *running* task ("related
+episodes of other tasks") and the associative context would recall every user's task notes.
 
-The rules now: an unfinished task's material reaches its own user's prompts only; a finished
+The rules: an unfinished task's material reaches its own user's prompts only; a finished
 task's (one whose notes were archived) reaches its own user's, and everyone's when the admin
 turns on "Share finished tasks with every user". ``TaskLedger`` records who owns which task and
 whether it is finished, in the project's folder, so the rule holds across restarts.
@@ -21,11 +21,12 @@ import logging
 import os
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .memory.code_context import SOURCE_ENTITY
+from ...codegen import EpisodeRecord
+from ...memory import SOURCE_ENTITY, CommitIndex, Filters, Metadata
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +42,9 @@ class TaskLedger:
     def __init__(self, path: str) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._tasks: dict[str, dict[str, Any]] = self._load()
+        self._tasks: dict[str, dict[str, object]] = self._load()
 
-    def _load(self) -> dict[str, dict[str, Any]]:
+    def _load(self) -> dict[str, dict[str, object]]:
         try:
             with open(self.path, encoding="utf-8") as handle:
                 data = json.load(handle)
@@ -83,11 +84,6 @@ class TaskLedger:
                 self._tasks[task_id]["finished"] = True
                 self._save()
 
-    def owner(self, task_id: str) -> str | None:
-        with self._lock:
-            entry = self._tasks.get(task_id)
-            return None if entry is None else str(entry.get("user", ""))
-
     def visible_tasks(self, user: str, *, share_finished: bool) -> frozenset[str]:
         """The tasks whose material ``user``'s prompts may contain."""
         with self._lock:
@@ -97,17 +93,17 @@ class TaskLedger:
 
 
 def context_filter(user: str, visible: frozenset[str], *, share_finished: bool,
-                   exclude_task: str = "") -> dict[str, Any]:
+                   exclude_task: str = "") -> Filters:
     """The metadata filter of a task's combined retrieval: code, docs, and allowed task material.
 
     Task notes carry their user (``user``); episodes only their task id, so they are matched
     against the ledger's visible tasks. The running task's own episodes come from its history,
     not from here (``exclude_task``).
     """
-    notes: dict[str, Any] = {"type": TASK_NOTE}
+    notes: dict[str, object] = {"type": TASK_NOTE}
     if not share_finished:
         notes["user"] = user
-    clauses: list[dict[str, Any]] = [{"type": {"$in": list(SHARED_TYPES)}}, notes]
+    clauses: list[Filters] = [{"type": {"$in": list(SHARED_TYPES)}}, notes]
     episodes = sorted(visible - {exclude_task})
     if episodes:
         clauses.append({"kind": "episode", "task_id": {"$in": episodes}})
@@ -122,14 +118,15 @@ class RecalledEpisode:
     name: str
     verdict: str
     reason: str
-    time: float = 0.0
+    #: the commit's time (seconds since the epoch, as the draft history records it)
+    time: int = 0
     iteration: int = 0
 
     @classmethod
-    def from_memory(cls, metadata: Mapping[str, Any], text: str) -> RecalledEpisode:
+    def from_memory(cls, metadata: Metadata, text: str) -> RecalledEpisode:
         return cls(task_id=str(metadata.get("task_id", "")), name=str(metadata.get("name", "")),
                    verdict=str(metadata.get("verdict", "")), reason=text,
-                   time=float(metadata.get("time") or 0),
+                   time=int(float(metadata.get("time") or 0)),
                    iteration=int(metadata.get("iteration") or 0))
 
 
@@ -141,16 +138,17 @@ class ScopedDraftStore:
     ledger and scored with the rest of the context: no extra LLM call).
     """
 
-    def __init__(self, commits: Any, task_id: str, others: Any) -> None:
+    def __init__(self, commits: CommitIndex, task_id: str,
+                 others: Callable[[], Sequence[RecalledEpisode]]) -> None:
         self._commits = commits
         self._task_id = task_id
         self._others = others
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: every other attribute is CommitIndex's
         return getattr(self._commits, name)
 
     def search_episodes(self, query: str, task_id: str | None = None,
-                        limit: int = 10) -> Sequence[Any]:
+                        limit: int = 10) -> Sequence[EpisodeRecord]:
         if task_id is not None:
             if task_id != self._task_id:
                 return []  # another task's history is not this loop's business

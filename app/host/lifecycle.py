@@ -1,4 +1,4 @@
-"""COMPOSITION: ending the plugin's work quickly, when the Cat stops or retires this code.
+"""Ending the plugin's work quickly, when the Cat stops or retires this code.
 
 Python's exit joins every ``ThreadPoolExecutor`` worker ever started (``concurrent.futures``
 registers that join with ``threading._register_atexit``), daemon or not the thread that created
@@ -8,15 +8,16 @@ sandboxed test run would hold the process for as long as that call lasts (docs/a
 
 * the plugin's LLM calls run in daemon threads, and the thread that waits for one gives up as
   soon as the work is to stop (:func:`call_abandonably`);
-* a :class:`Lifecycle` holds the stop signal and the callbacks that release what the plugin
-  started (draft loops, sandboxes, parser workers, projects); ``process`` runs them when the
-  interpreter exits (before those joins) and when a newer import of the plugin takes over;
+* a :class:`Lifecycle` holds the stop signal; ``app/process.py`` sets it and releases what the
+  plugin started (draft loops, sandboxes, parser workers, projects) when the interpreter exits
+  (before those joins) and when a newer import of the plugin takes over;
 * a task interrupted this way keeps its phase, so the next turn reports it and offers
   "continue".
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import signal
@@ -35,36 +36,18 @@ class ShuttingDown(RuntimeError):
 
 
 class Lifecycle:
-    """A stop signal, the callbacks that release the plugin's resources (run once), and a watch
-    on the module the Cat would remove when it unloads this generation of the plugin."""
+    """A stop signal, and a watch on the module the Cat would remove when it unloads this
+    generation of the plugin (what the stop releases, ``process.Generation`` winds down)."""
 
-    def __init__(self, watched: tuple[str, dict[str, Any]] | None = None) -> None:
+    def __init__(self, watched: tuple[str, dict[str, object]] | None = None) -> None:
         self.stopping = threading.Event()
         #: Called once when the watched module was removed or replaced (see ``should_stop``).
         self.on_orphaned: Callable[[], None] | None = None
         self._watched = watched
-        self._lock = threading.Lock()
-        self._callbacks: list[tuple[str, Callable[[], None]]] = []
-        self._shut = False
-
-    def on_shutdown(self, name: str, callback: Callable[[], None]) -> None:
-        """Run ``callback`` when the work stops (in registration order)."""
-        with self._lock:
-            self._callbacks.append((name, callback))
 
     def shut_down(self) -> None:
-        """Stop everything now; each callback is isolated so one failure cannot block the rest."""
+        """Stop now: every abandonable call gives up, every loop ends at its next check."""
         self.stopping.set()
-        with self._lock:
-            if self._shut:
-                return
-            self._shut = True
-            callbacks = list(self._callbacks)
-        for name, callback in callbacks:
-            try:
-                callback()
-            except Exception as err:  # crash boundary: shutdown must go on
-                log.warning("shutdown step %s failed: %s", name, err)
 
     @property
     def orphaned(self) -> bool:
@@ -89,8 +72,8 @@ class Lifecycle:
         return True
 
 
-#: This generation's lifecycle: ``process`` stops it at interpreter exit or when a newer import
-#: of the plugin takes over; it notices by itself when the Cat unloaded this module.
+#: This generation's lifecycle: ``app/process.py`` stops it at interpreter exit or when a newer
+#: import of the plugin takes over; it notices by itself when the Cat unloaded this module.
 LIFECYCLE = Lifecycle(watched=(__name__, globals()))
 
 
@@ -99,16 +82,18 @@ def call_abandonably(fn: Callable[[str], T], arg: str, stopping: threading.Event
     """``fn(arg)`` in a daemon thread; raises ``ShuttingDown`` if the process stops meanwhile.
 
     The caller may be a ``ThreadPoolExecutor`` worker, which the interpreter joins at exit: it
-    must not stay blocked in a network call the process no longer needs.
+    must not stay blocked in a network call the process no longer needs. ``fn`` runs in the
+    caller's context (its context variables: the turn's LLM, the request's meter).
     """
     if stopping.is_set():
         raise ShuttingDown("the Cat is stopping")
     done = threading.Event()
-    box: dict[str, Any] = {}
+    box: dict[str, Any] = {}  # Any: ``fn``'s result (a ``T``) or the error it raised
+    context = contextvars.copy_context()
 
     def run() -> None:
         try:
-            box["value"] = fn(arg)
+            box["value"] = context.run(fn, arg)
         except BaseException as err:  # handed to the caller below
             box["error"] = err
         finally:

@@ -1,4 +1,4 @@
-"""COMPOSITION: one user's code-generation state, as plain data under one working-memory key.
+"""One user's code-generation state, as plain data under one working-memory key.
 
 The Cat's ``file_system`` cache pickles the whole working memory after every turn (and a value
 that does not pickle bricks the user's session, docs/cat-plugin-api.md), so what is stored there
@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .codegen.phases import CodegenPhase, PhaseMachine
-from .memory.scratchpad import Scratchpad, ScratchpadError
+from ...codegen import CodegenPhase, PhaseMachine
+from ...memory import Scratchpad, ScratchpadError
+from ..host.cat_types import Storage
 
 log = logging.getLogger(__name__)
 
@@ -59,13 +60,13 @@ class SessionState:
                 and task in self.scratchpad.tasks()
                 and self.scratchpad.get(task, "awaiting") == "metacode")
 
-    def note(self, key: str, default: Any = None) -> Any:
+    def note(self, key: str, default: Any = None) -> Any:  # Any: the notes are JSON
         """A note of the current task (``default`` without a task)."""
         if not self.task_id or self.task_id not in self.scratchpad.tasks():
             return default
         return self.scratchpad.get(self.task_id, key, default)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:  # Any: JSON, pickled with the working memory
         return {
             "version": STATE_VERSION,
             "phase": self.phase.phase.value,
@@ -78,7 +79,7 @@ class SessionState:
         }
 
     @classmethod
-    def from_dict(cls, data: Any) -> SessionState:
+    def from_dict(cls, data: object) -> SessionState:
         """Rebuild the state; a damaged layout starts afresh and says so in ``warnings``."""
         if not isinstance(data, Mapping):
             return cls()
@@ -97,11 +98,11 @@ class SessionState:
                                  "it was reset"])
 
 
-def read_state(working_memory: Any) -> SessionState:
+def read_state(working_memory: Storage) -> SessionState:
     """The state stored in a working memory (a fresh one on first use)."""
     return SessionState.from_dict(working_memory.get(STATE_KEY))
 
 
-def write_state(working_memory: Any, state: SessionState) -> None:
+def write_state(working_memory: object, state: SessionState) -> None:
     """Store the state as plain data (attribute assignment: dict access is deprecated)."""
     setattr(working_memory, STATE_KEY, state.to_dict())

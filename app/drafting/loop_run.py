@@ -1,48 +1,45 @@
-"""COMPOSITION: from a code request to meta-code, and from meta-code to a draft loop run.
+"""From confirmed meta-code to a draft-loop run, and from its outcome to the result message.
 
-The pieces the session wires together: the proposal (meta-code for the request and the user's
-corrections so far), the loop's dependencies built from a project, the task's one retrieval
-and the configuration, the phase a loop event moves the task to, and the result message.
+The loop's dependencies are wired here from a project, the task's one retrieval and the
+configuration: the metered plugin LLM, the draft history as the task may see it
+(``projects.ledger.ScopedDraftStore``), the repository's Python files, validation with the
+checks the settings leave on, and the indexed libraries' API facts. A loop event moves the task's
+phase (``EVENT_PHASES``); the outcome becomes the chat message with the code, a diff per file,
+the validation report and the number of LLM calls.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from .codegen.diffs import file_diffs, render_diffs
-from .codegen.errors import MetaCodeInvalid
-from .codegen.loop import (
+from ...codegen import (
+    CodegenPhase,
     Committed,
     GaveUp,
     LoopDeps,
+    MetaCode,
+    Notes,
     ProgressEvent,
+    ValidationReport,
+    file_diffs,
+    render_diffs,
     run_draft_loop,
     run_prepared_draft,
+    validate_draft,
 )
-from .codegen.metacode import MetaCode, generate_metacode
-from .codegen.phases import CodegenPhase
-from .codegen.ports import ContextSnippet
-from .codegen.report import ValidationReport
-from .codegen.validate import validate_draft
-from .config import IndexScope, PluginConfig
-from .llm_port import Meter, PluginLLM
-from .memory.codeindex.impact import Impact
-from .memory.extract.walker import read_file_safely, walk_repository
-from .privacy import ScopedDraftStore
-from .projects import Project
-from .sources import api_facts, references_note
+from ...llm import Meter
+from ...memory import read_file_safely, walk_repository
+from ..host.core_config import IndexScope, PluginConfig
+from ..host.llm_port import PluginLLM
+from ..projects.associative import api_facts, references_note
+from ..projects.ledger import ScopedDraftStore
+from ..projects.registry import Project
 from .task_context import TaskContext
-
-log = logging.getLogger(__name__)
 
 #: Python files handed to validation (for related tests) at most, and their total size.
 MAX_SOURCE_FILES = 3000
 MAX_SOURCE_BYTES = 32 * 1024 * 1024
-
-#: Snippets of code context shown to the meta-code prompt.
-PROPOSAL_CONTEXT = 6
 
 #: Which loop events move the task's phase, and where to.
 EVENT_PHASES: Mapping[tuple[str, str], CodegenPhase] = {
@@ -54,65 +51,6 @@ EVENT_PHASES: Mapping[tuple[str, str], CodegenPhase] = {
     ("rerun_tests", "started"): CodegenPhase.REVIEWING,
     ("review", "started"): CodegenPhase.REVIEWING,
 }
-
-PROPOSAL_HELP = ("Reply **go** to start drafting, **cancel** to drop the request, or tell me "
-                 "what to change.")
-
-
-def retrieval_query(request: Mapping[str, Any]) -> str:
-    """The task's one retrieval query: the request, its file and its symbol."""
-    parts = [str(request.get("request", "")), str(request.get("target_path", "")),
-             str(request.get("symbol", ""))]
-    return " ".join(p.strip() for p in parts if p.strip())
-
-
-def metacode_query(meta: MetaCode) -> str:
-    """The drafting retrieval's query: what the user confirmed (target, signature, behaviour,
-    constraints), so a library or helper the meta-code names reaches the drafts' context."""
-    parts = [meta.symbol, meta.target_path, meta.signature, meta.behaviour, *meta.constraints]
-    return " ".join(str(p).strip() for p in parts if str(p or "").strip())
-
-
-def task_impact(project: Project, request: Mapping[str, Any]) -> Impact | None:
-    """Who uses the request's target, from the index (None: a new entity, or none named)."""
-    path, symbol = (str(request.get(k, "")).strip() for k in ("target_path", "symbol"))
-    if not path or not symbol:
-        return None
-    impact = project.code.impact(project.root, path, symbol)
-    return impact if impact.found else None
-
-
-def proposal_text(meta: MetaCode, impact: Impact | None, *, revised: bool = False) -> str:
-    """The proposal as the user reads it: the meta-code (with its scope), who uses the target,
-    and what to say next."""
-    parts = [f"Revised:\n\n{meta.render_markdown()}" if revised else meta.render_markdown()]
-    if impact is not None and impact.sites:
-        parts.append(impact.render())
-    return "\n\n".join([*parts, PROPOSAL_HELP])
-
-
-def propose(request: Mapping[str, Any], feedback: Sequence[str], llm: Callable[[str], str],
-            context: Sequence[ContextSnippet], impact: Impact | None = None) -> MetaCode:
-    """Meta-code for the request and the user's corrections so far (in order); with the
-    target's ``impact``, the model proposes the scope (the callers the change must update)."""
-    lines = [str(request["request"]), f"Target file: {request['target_path']}"]
-    if str(request.get("symbol", "")).strip():
-        lines.append(f"Symbol: {request['symbol']}")
-    if str(request.get("kind", "")).strip():
-        lines.append(f"Kind: {request['kind']}")
-    if feedback:
-        lines.append("The user's corrections to the previous proposal, in order:")
-        lines.extend(f"- {item}" for item in feedback)
-    meta = generate_metacode("\n".join(lines), llm=llm, context=context, impact=impact)
-    for key in ("target_path", "symbol"):  # what the user said wins over the model's guess...
-        wanted = str(request.get(key, "")).strip()
-        if wanted and getattr(meta, key) != wanted:
-            try:
-                meta = meta.with_changes(**{key: wanted})
-            except MetaCodeInvalid as err:  # ...unless the rest of the proposal contradicts it
-                log.info("kept the proposal's %s: %s", key, err)
-    return meta
-
 
 def phase_for(event: ProgressEvent) -> CodegenPhase | None:
     """The phase a loop event moves the task to, if any."""
@@ -198,7 +136,7 @@ def checked_validator(checks: Collection[str]) -> Callable[..., ValidationReport
     """
     enabled = frozenset({"parse", *checks})
 
-    def validate(files: dict[str, str], **kwargs: Any) -> ValidationReport:
+    def validate(files: dict[str, str], **kwargs: Any) -> ValidationReport:  # Any: forwarded
         asked = kwargs.get("checks")
         kwargs["checks"] = enabled if asked is None else frozenset(asked) & enabled
         return validate_draft(files, **kwargs)
@@ -207,7 +145,7 @@ def checked_validator(checks: Collection[str]) -> Callable[..., ValidationReport
 
 
 def run_prepared(project: Project, config: PluginConfig, meta: MetaCode,
-                 files: Mapping[str, str], task_id: str, notes: Any,
+                 files: Mapping[str, str], task_id: str, notes: Notes,
                  on_progress: Callable[[ProgressEvent], None]) -> Committed | GaveUp:
     """A draft made without a model (a rename or a move): validated and committed like any
     draft, no LLM call."""
@@ -222,7 +160,7 @@ def _no_model(prompt: str) -> str:
     raise AssertionError("a prepared draft asks no model")
 
 
-def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: str, notes: Any,
+def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: str, notes: Notes,
              context: TaskContext, meter: Meter,
              on_progress: Callable[[ProgressEvent], None],
              should_stop: Callable[[], bool]) -> Committed | GaveUp:

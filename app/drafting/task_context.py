@@ -1,4 +1,4 @@
-"""COMPOSITION: one retrieval per phase of a task: its proposal, then its drafts.
+"""One retrieval per phase of a task: its proposal, then its drafts.
 
 A code request retrieves (and LLM-scores) its context twice: for the proposal, from the
 request's own words (its revisions reuse that retrieval), and, once the user confirms the
@@ -9,20 +9,22 @@ candidate list, one scoring call), and is reused until the query or the code ind
 (the cache key is the query and the project's index generation). The loop's own query wording
 is ignored on purpose: a new wording per iteration would only buy another scoring pass.
 
-What the retrieval may contain is scoped by ``privacy``: shared code and documentation, this
-user's finished tasks' notes (everyone's when sharing is on), and episodes of allowed tasks.
+What the retrieval may contain is scoped by ``projects/ledger.py``: shared code and
+documentation, this user's finished tasks' notes (everyone's when sharing is on), and episodes
+of allowed tasks.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
 
-from .codegen.ports import API_REFERENCE, ContextSnippet
-from .llm_port import Meter
-from .privacy import SHARED_TYPES, TASK_NOTE, RecalledEpisode, context_filter
-from .projects import Project, retrieve
-from .sources import snippet
+from ...codegen import API_REFERENCE, ContextSnippet
+from ...llm import Meter
+from ...memory import ScoredMemory
+from ..projects.associative import snippet
+from ..projects.ledger import SHARED_TYPES, TASK_NOTE, RecalledEpisode, context_filter
+from ..projects.lookup import retrieve
+from ..projects.registry import Project
 
 CODE_TYPE = "code_entity"
 ASSOCIATIVE_TYPES = frozenset({*SHARED_TYPES, TASK_NOTE} - {CODE_TYPE})
@@ -40,9 +42,8 @@ class TaskContext:
         self.current_file = current_file
         self.share_finished = share_finished
         self.meter = meter
-        self.retrievals = 0
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str, int], list[Any]] = {}
+        self._cache: dict[tuple[str, int], list[ScoredMemory]] = {}
 
     def refocus(self, query: str, current_file: str) -> None:
         """Retrieve for ``query`` from now on (the confirmed meta-code); the next use pays one
@@ -50,7 +51,7 @@ class TaskContext:
         with self._lock:
             self.query, self.current_file = query, current_file
 
-    def memories(self) -> list[Any]:
+    def memories(self) -> list[ScoredMemory]:
         """The scored memories of the task's query (retrieved on first use, then reused)."""
         key = (self.query, self.project.generation)
         with self._lock:  # the loop asks for two sources concurrently: one retrieval
@@ -62,7 +63,6 @@ class TaskContext:
                 self._cache = {key: retrieve(self.project, self.query,
                                              current_file=self.current_file, filters=wanted,
                                              meter=self.meter)}
-                self.retrievals += 1
             return self._cache[key]
 
     def code(self, limit: int) -> list[ContextSnippet]:
@@ -89,5 +89,5 @@ class TaskContext:
         return self.associative(limit)
 
 
-def _type(memory: Any) -> str:
+def _type(memory: ScoredMemory) -> str:
     return str((memory.metadata or {}).get("type", ""))

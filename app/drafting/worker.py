@@ -1,4 +1,4 @@
-"""COMPOSITION: the worker thread that runs one task's draft loop for a ``Session``.
+"""The worker thread that runs one task's draft loop for a ``Session``.
 
 The loop runs for minutes, so it runs in a daemon thread of its own (a turn must not block the
 user's socket). Progress moves the task's phase through legal transitions and reaches the user
@@ -13,12 +13,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
-from .codegen.loop import Committed, GaveUp, ProgressEvent
-from .codegen.metacode import MetaCode
-from .codegen.phases import CodegenPhase
-from .drafting import (
+from ...codegen import CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
+from ...llm import Meter
+from ...memory import CommitInfo, Scratchpad, TaskNotFound, is_good
+from ..host.lifecycle import LIFECYCLE, ShuttingDown
+from ..projects.indexing import PROGRESS_INTERVAL_S, Throttle
+from ..projects.registry import Project
+from ..projects.workspace import UserLink, Workspace
+from .loop_run import (
     draft_diffs,
     first_commit,
     outcome_message,
@@ -26,24 +30,30 @@ from .drafting import (
     run_loop,
     run_prepared,
 )
-from .lifecycle import LIFECYCLE, ShuttingDown
-from .memory.commits.message import is_good
-from .memory.errors import TaskNotFound
-from .memory.scratchpad import Scratchpad
-from .projects import PROGRESS_INTERVAL_S, Project, Throttle
-from .state import SessionState
-from .turn import UserLink, Workspace
-
-if TYPE_CHECKING:
-    from .session import Session
+from .state import STATE_KEY, SessionState
+from .task_context import TaskContext
 
 log = logging.getLogger(__name__)
+
+
+class TaskOwner(Protocol):
+    """What the worker needs of its user's ``session.Session``: the state it merges its notes
+    into under the session's lock, the request's meter and the task's retrieval."""
+
+    @property
+    def state(self) -> SessionState: ...
+    @property
+    def lock(self) -> threading.RLock: ...
+    @property
+    def meter(self) -> Meter: ...
+    @property
+    def context(self) -> TaskContext | None: ...
 
 
 class DraftWorker:
     """One draft-loop run for ``session``'s current task, in a daemon thread."""
 
-    def __init__(self, session: Session, link: UserLink, project: Project, workspace: Workspace,
+    def __init__(self, session: TaskOwner, link: UserLink, project: Project, workspace: Workspace,
                  meta: MetaCode, prepared: Mapping[str, str] | None = None) -> None:
         self.session = session
         #: A draft made without a model (a rename or a move): validated and committed only.
@@ -143,7 +153,7 @@ class DraftWorker:
             if commit_id:
                 state.commit_id = commit_id
             state.llm_calls = session.meter.calls
-            self.link.persist(state)
+            self.link.persist(STATE_KEY, state.to_dict())
 
 
 def interruption_report(state: SessionState, project: Project | None) -> tuple[str, str]:
@@ -154,7 +164,7 @@ def interruption_report(state: SessionState, project: Project | None) -> tuple[s
              f"while the draft loop was {state.phase.phase.value.replace('_', ' ')}."]
     last_good = ""
     try:
-        entries: list[Any] = list(project.commits.log(state.task_id)) if project else []
+        entries: list[CommitInfo] = list(project.commits.log(state.task_id)) if project else []
     except TaskNotFound:  # stopped before the first commit
         entries = []
     if entries:

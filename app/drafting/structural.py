@@ -1,4 +1,4 @@
-"""COMPOSITION: renames and moves asked in chat, done by structure, with no LLM call.
+"""Renames and moves asked in chat, done by structure, with no LLM call.
 
 "rename fmt_ts to format_timestamp", "move parse_date to utils/dates.py" are read without a
 model (``codegen.refactor.request``) and rewritten with libcst over the repository's Python
@@ -11,14 +11,12 @@ file; "apply" writes it, as for any draft.
 
 from __future__ import annotations
 
-from .codegen.refactor.edits import Refused
-from .codegen.refactor.request import MoveRequest, RenameRequest
-from .codegen.refactor.task import apply_request, structural_metacode
-from .drafting import repo_sources
-from .memory.errors import CodeMemoryError
-from .projects import defining_file
+from ...codegen import MoveRequest, Refused, RenameRequest, apply_request, structural_metacode
+from ...memory import CodeMemoryError
+from ..projects.lookup import defining_file
+from ..projects.workspace import Turn
+from .loop_run import repo_sources
 from .session import Session
-from .turn import Turn
 
 
 def structural_change(session: Session, turn: Turn, request: RenameRequest | MoveRequest,

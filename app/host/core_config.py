@@ -1,11 +1,12 @@
-"""COMPOSITION: one frozen configuration derived from the admin settings, with a fingerprint.
+"""One frozen configuration derived from the admin settings, with a fingerprint.
 
 Every setting reaches the cores through here, once: ``PluginConfig.from_settings`` maps the
 admin model to the cores' own configuration values (retrieval tuning, indexing scope, loop
 configuration, validation checks, privacy), and ``ProjectConfig`` says which part of it decides
 how a project is *built* (repository, data folder, embedder) and which part is applied to a
-running project. A field added to ``RetrievalTuning`` or ``IndexScope`` must carry the same
-name as its setting: the mapping is by name, so nothing is copied by hand.
+running project. A field added to ``RetrievalTuning`` must carry the same name as its setting:
+the mapping is by name, so nothing is copied by hand, and no default is stated here (the
+settings model, ``settings_model.py``, holds the plugin's).
 """
 
 from __future__ import annotations
@@ -16,11 +17,9 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from .codegen.extended import ExtendedConfig
-from .codegen.loop import LoopConfig
-from .codegen.sandbox.protect import SandboxPolicy
-from .memory.extract.languages import LANGUAGES
-from .settings import NativeJson, PluginSettings, WriteBackPolicy
+from ...codegen import ExtendedConfig, LoopConfig
+from ...memory import LANGUAGES
+from .settings_model import NativeJson, PluginSettings, WriteBackPolicy
 
 #: Validation checks the settings can switch off (parsing always runs).
 OPTIONAL_CHECKS = {"check_signature": "signature", "check_lint": "lint", "check_tests": "tests"}
@@ -28,26 +27,38 @@ OPTIONAL_CHECKS = {"check_signature": "signature", "check_lint": "lint", "check_
 
 @dataclass(frozen=True)
 class RetrievalTuning:
-    """How a project retrieves and scores memories: applied to a running project, no rebuild."""
+    """How a project retrieves and scores memories: applied to a running project, no rebuild.
 
-    relevance_threshold: float = 0.7
-    max_memories: int = 15
-    batch_size: int = 10
-    retry_attempts: int = 3
-    retry_delay: float = 1.0
-    enable_caching: bool = True
-    enable_dependency_boost: bool = True
-    enable_recency_boost: bool = True
-    dependency_boost_amount: float = 0.15
-    recency_boost_amount: float = 0.10
-    recency_days: int = 7
+    The fields are the code memory's parameters (docs/memory-api.md), each read from the setting
+    of the same name.
+    """
+
+    relevance_threshold: float
+    max_memories: int
+    batch_size: int
+    retry_attempts: int
+    retry_delay: float
+    enable_caching: bool
+    enable_dependency_boost: bool
+    enable_recency_boost: bool
+    dependency_boost_amount: float
+    recency_boost_amount: float
+    recency_days: int
     #: "listwise" (one call scores all candidates) or "pointwise" (one call each).
-    scoring_mode: str = "listwise"
+    scoring_mode: str
 
     #: The subset ``MemorySystem.update_retrieval_config`` takes (the rest are code boosts).
     RETRIEVAL = ("relevance_threshold", "max_memories", "batch_size", "retry_attempts",
                  "retry_delay", "enable_caching", "scoring_mode")
 
+    @classmethod
+    def from_settings(cls, settings: PluginSettings) -> RetrievalTuning:
+        """Every field from the setting of the same name (an enum by its value)."""
+        values = {f.name: getattr(settings, f.name) for f in fields(cls)}
+        return cls(**{name: value.value if isinstance(value, Enum) else value
+                      for name, value in values.items()})
+
+    # Any: keyword arguments of the memory systems, whose parameters check them.
     def retrieval(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.RETRIEVAL}
 
@@ -60,11 +71,11 @@ class RetrievalTuning:
 class IndexScope:
     """Which files an indexing run reads: applied to a running project, no rebuild."""
 
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
     #: ``None``: every supported language.
-    languages: frozenset[str] | None = None
-    max_file_bytes: int = 1024 * 1024
+    languages: frozenset[str] | None
+    max_file_bytes: int
 
 
 @dataclass(frozen=True)
@@ -91,7 +102,7 @@ class PluginConfig:
         scope, problems = index_scope(settings)
         return cls(
             repository_path=settings.repository_path.strip(), data_dir=data_dir,
-            tuning=_by_name(RetrievalTuning, settings), scope=scope,
+            tuning=RetrievalTuning.from_settings(settings), scope=scope,
             loop=loop_config(settings),
             checks=frozenset(check for name, check in OPTIONAL_CHECKS.items()
                              if getattr(settings, name)),
@@ -109,8 +120,10 @@ class ProjectConfig:
     root: str
     data_dir: str
     embedder_name: str
-    tuning: RetrievalTuning = field(default_factory=RetrievalTuning)
-    scope: IndexScope = field(default_factory=IndexScope)
+    #: the default settings' (a project built outside the Cat, in tests and benches)
+    tuning: RetrievalTuning = field(
+        default_factory=lambda: RetrievalTuning.from_settings(PluginSettings()))
+    scope: IndexScope = field(default_factory=lambda: index_scope(PluginSettings())[0])
     #: What goes into the Cat's declarative memory (applied without a rebuild).
     cat_memory: str = "auto"
 
@@ -131,7 +144,7 @@ def loop_config(settings: PluginSettings) -> LoopConfig:
         max_iterations=settings.max_iterations, judge=settings.check_judge,
         python_version=settings.python_version.value, timeout_s=float(settings.test_timeout_s),
         memory_mb=settings.memory_limit_mb,
-        sandbox_policy=SandboxPolicy[settings.sandbox_policy.name],
+        sandbox_policy=settings.sandbox_policy.policy(),
         extended=ExtendedConfig(enabled=settings.extended_loop,
                                 peer_review=settings.peer_review,
                                 incorporate_review=settings.peer_review))
@@ -156,9 +169,3 @@ def index_scope(settings: PluginSettings) -> tuple[IndexScope, list[str]]:
 def _globs(text: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in text.replace("\n", ",").split(",") if p.strip())
 
-
-def _by_name(kind: Any, settings: PluginSettings) -> Any:
-    """A config dataclass whose fields all have a setting of the same name (enums: values)."""
-    values = {f.name: getattr(settings, f.name) for f in fields(kind)}
-    return kind(**{name: value.value if isinstance(value, Enum) else value
-                   for name, value in values.items()})

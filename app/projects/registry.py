@@ -1,4 +1,4 @@
-"""COMPOSITION: one Registry of projects, each a repository's long-lived core objects.
+"""One Registry of projects, each a repository's long-lived core objects.
 
 Non-picklable handles (SQLite connections, the parsing pool, git repositories) must not live in
 ``cat.working_memory`` (docs/cat-plugin-api.md), so they live here, shared by every user of the
@@ -11,33 +11,31 @@ predecessor is closed once the last worker using it lets go of its lease.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import logging
 import os
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from .codegen.known_code import is_file_name
-from .config import IndexScope, ProjectConfig
-from .llm_port import Meter, metering, small_model
-from .memory.code_context import CodeContext
-from .memory.codebase import CodeMemorySystem
-from .memory.codeindex.indexer import IndexProgress, WalkedFile
-from .memory.codeindex.sink_sync import SinkMode
-from .memory.codeindex.vector_sink import CatVectorSink, NamedEmbedder
-from .memory.codeindex.walk import default_walker
-from .memory.commits.index import CommitIndex
-from .privacy import SHARED_TYPES, TaskLedger
+from ...memory import (
+    CatVectorSink,
+    CodeMemorySystem,
+    CommitIndex,
+    Embedder,
+    NamedEmbedder,
+    SinkMode,
+    VectorCollection,
+    WalkedFile,
+    default_walker,
+)
+from ..host.cat_types import CatHost
+from ..host.core_config import IndexScope, ProjectConfig
+from ..host.llm_port import small_model
+from .ledger import TaskLedger
 
 log = logging.getLogger(__name__)
-
-#: Seconds between two progress notifications of one indexing run.
-PROGRESS_INTERVAL_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -48,12 +46,12 @@ class CatVectors:
     are read from the Cat at every use, never kept.
     """
 
-    embedder: Any
+    embedder: Embedder
     name: str
-    declarative: Any
+    declarative: VectorCollection
 
     @classmethod
-    def of(cls, cat: Any) -> CatVectors:
+    def of(cls, cat: CatHost) -> CatVectors:
         declarative = cat.memory.vectors.declarative
         name = getattr(declarative, "embedder_name", "") or type(cat.embedder).__name__
         return cls(cat.embedder, name, declarative)
@@ -83,7 +81,6 @@ class Project:
         self._walker = walker
         self.index_lock = threading.Lock()
         self.indexer: threading.Thread | None = None
-        self.last_index = ""
         #: Bumped by every indexing run: per-task retrieval caches are keyed by it.
         self.generation = 0
         self.leases = 0
@@ -215,143 +212,3 @@ class Registry:
     def data_folders(self) -> list[str]:
         with self._lock:
             return [project_folder(p.config) for p in self._projects.values()]
-
-
-def defining_file(project: Project, symbol: str) -> str:
-    """The one file that defines ``symbol`` (``Invoice.to_json``: the method, else its class),
-    or "" when the index knows none or several."""
-    parts = symbol.split(".")
-    for name in dict.fromkeys([parts[-1], *parts[:-1][::-1]]):
-        found = project.code.list_memories({"type": "code_entity", "name": name})
-        paths = {str((m.get("metadata") or {}).get("path", "")) for m in found} - {""}
-        if len(paths) == 1:
-            return paths.pop()
-        if paths:
-            return ""  # the name is ambiguous: ask rather than guess
-    return ""
-
-
-def named_in_file(project: Project, path: str, names: Sequence[str]) -> str:
-    """The one of ``names`` that ``path`` defines ("add a timeout to fetch in net/http.py":
-    ``fetch``), or "" when it defines none or several of them."""
-    if not names:
-        return ""
-    found = project.code.list_memories(
-        {"type": "code_entity", "path": path, "name": {"$in": list(names)}},
-        limit=IndexedNames.LIMIT)
-    defined = {str((m.get("metadata") or {}).get("name", "")) for m in found} - {""}
-    return defined.pop() if len(defined) == 1 else ""
-
-
-class IndexedNames:
-    """The project's index as the intent detector asks it (``codegen.known_code.KnownCode``):
-    one query for entity names per message, the file list read once per indexing run."""
-
-    #: Entity rows read per lookup at most (a name defined in many files needs only one).
-    LIMIT = 200
-
-    def __init__(self, project: Project) -> None:
-        self.project = project
-
-    def known(self, names: Sequence[str]) -> set[str]:
-        try:
-            return self._known(names)
-        except Exception as err:  # the detector then decides from the words alone
-            log.info("index lookup failed: %s", err)
-            return set()
-
-    def _known(self, names: Sequence[str]) -> set[str]:
-        files = [n for n in names if "/" in n or is_file_name(n)]
-        idents = [n for n in names if n not in files]
-        found: set[str] = set()
-        if idents:
-            wanted = {"type": "code_entity", "$or": [{"name": {"$in": idents}},
-                                                     {"qualified_name": {"$in": idents}}]}
-            for row in self.project.code.list_memories(wanted, limit=self.LIMIT):
-                meta = row.get("metadata") or {}
-                found |= {str(meta.get("name")), str(meta.get("qualified_name"))}
-        paths = self._paths() if files else []
-        return (found & set(idents)) | {f for f in files if any(
-            p == f or p.endswith("/" + f) for p in paths)}
-
-    def _paths(self) -> list[str]:
-        project = self.project
-        cached = project.known_paths
-        if cached is None or cached[0] != project.generation:
-            paths = project.code.indexed_paths(project.root)
-            project.known_paths = cached = (project.generation, paths)
-        return cached[1]
-
-
-class Throttle:
-    """Lets a call through at most once per ``interval`` seconds (progress notifications)."""
-
-    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self._interval = interval
-        self._clock = clock
-        self._last = float("-inf")
-
-    def ready(self) -> bool:
-        now = self._clock()
-        if now - self._last >= self._interval:
-            self._last = now
-            return True
-        return False
-
-
-def index_project(project: Project, notify: Callable[[str], None]) -> str:
-    """Index (incrementally) and return a Markdown summary; progress goes to ``notify``."""
-    throttle = Throttle(PROGRESS_INTERVAL_S)
-
-    def progress(event: IndexProgress) -> None:
-        if event.phase != "done" and throttle.ready():
-            notify(f"Indexing {project.root}: {event.phase} {event.done}/{event.total}")
-
-    started = time.monotonic()
-    with project.index_lock:
-        ids = project.code.index_repository(project.root,
-                                            exclude_patterns=list(project.config.scope.exclude),
-                                            progress=progress)
-        project.generation += 1
-    report = project.code.last_index_report
-    project.last_index = time.strftime("%Y-%m-%d %H:%M:%S")
-    return summarise_index(project.root, len(ids), report, time.monotonic() - started)
-
-
-def summarise_index(root: str, entities: int, report: Any, seconds: float) -> str:
-    """The user-facing summary of an indexing run, with every file status counted."""
-    statuses: dict[str, int] = {}
-    for status in (getattr(report, "statuses", None) or {}).values():
-        kind = str(status).split(":", 1)[0]
-        statuses[kind] = statuses.get(kind, 0) + 1
-    skipped = [f"`{path}`: {status}" for path, status in
-               sorted((getattr(report, "statuses", None) or {}).items())
-               if not str(status).startswith("indexed")][:10]
-    lines = [f"Indexed `{root}` in {seconds:.1f} s: {entities} code entities.",
-             "Files: " + (", ".join(f"{n} {k}" for k, n in sorted(statuses.items())) or "none")]
-    counts = {k: getattr(report, k) for k in ("parsed", "unchanged", "renamed", "deleted",
-                                              "embedded") if hasattr(report, k)}
-    if counts:
-        lines.append("Changes: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-    if skipped:
-        lines.append("Not indexed (first 10):")
-        lines.extend(f"- {item}" for item in skipped)
-    lines.extend(f"**Warning:** {notice}" for notice in getattr(report, "notices", None) or ())
-    return "\n".join(lines)
-
-
-def retrieve(project: Project, query: str, *, current_file: str = "",
-             filters: dict[str, Any] | None = None, meter: Meter | None = None) -> list[Any]:
-    """LLM-scored memories for ``query`` (the calls counted on ``meter``)."""
-    context = CodeContext(user_query=query, current_file=current_file or None)
-    wanted = filters if filters is not None else {"type": {"$in": list(SHARED_TYPES)}}
-    with metering(meter):
-        return asyncio.run(project.code.retrieve_relevant_memories(context, filters=wanted))
-
-
-def search(project: Project, question: str, meter: Meter | None = None) -> str:
-    """Code relevant to ``question``, scored by the LLM, formatted for a prompt."""
-    memories = retrieve(project, question, meter=meter)
-    if not memories:
-        return "No indexed code is relevant to that question."
-    return project.code.format_memories_for_prompt(memories)

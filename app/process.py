@@ -1,4 +1,4 @@
-"""COMPOSITION: the plugin's process-wide state, and the hand-over between imports of its code.
+"""The plugin's process-wide state, and the hand-over between imports of its code.
 
 The Cat imports the plugin's modules when it activates the plugin and removes them from
 ``sys.modules`` when it deactivates it (a toggle in the admin panel, a re-uploaded zip); the
@@ -28,29 +28,26 @@ from __future__ import annotations
 import atexit
 import functools
 import logging
-import os
 import sys
 import threading
 import time
 import types
 from collections.abc import Callable
-from typing import Any
 
-from .lifecycle import LIFECYCLE, Lifecycle, kill_children
-from .projects import Registry
-from .session import Sessions
+from ..codegen import SANDBOX_LAUNCHER
+from ..memory import EXTRACT_WORKER_MARKER
+from .drafting.session import Sessions
+from .host.environment import PLUGIN_PACKAGE
+from .host.lifecycle import LIFECYCLE, Lifecycle, kill_children
+from .projects.registry import Registry
 
 log = logging.getLogger(__name__)
 
-#: The plugin's package (``cat.plugins.<id>`` in the Cat, the test alias under pytest).
-PACKAGE = __name__.rpartition(".")[0]
-#: The plugin's folder.
-PLUGIN_ROOT = os.path.dirname(os.path.abspath(__file__))
-#: Where the home lives in ``sys.modules``: not a module name the Cat imports or removes.
-HOME_KEY = f"code_working_memory.process-home:{PACKAGE}"
+#: Where the home lives in ``sys.modules``: not a module name the Cat imports or removes, keyed
+#: by the plugin's package (``cat.plugins.<id>`` in the Cat, the test alias under pytest).
+HOME_KEY = f"code_working_memory.process-home:{PLUGIN_PACKAGE}"
 #: Processes the plugin starts, recognised on the command line when they must be stopped.
-CHILD_MARKERS = (os.path.join(PLUGIN_ROOT, "codegen", "sandbox", "boot.py"),
-                 "_codemem_extract_worker")
+CHILD_MARKERS = (SANDBOX_LAUNCHER, EXTRACT_WORKER_MARKER)
 #: How long a retiring generation waits for its threads before closing its projects.
 RETIRE_JOIN_S = 5.0
 
@@ -92,9 +89,9 @@ class Generation:
             self._claimed = True
 
     # -- background work --------------------------------------------------------------------
-    def start_thread(self, target: Callable[..., None], *args: Any, name: str) -> threading.Thread:
+    def start_thread(self, target: Callable[[], None], *, name: str) -> threading.Thread:
         """A daemon thread this generation joins when it retires."""
-        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        thread = threading.Thread(target=target, name=name, daemon=True)
         with self._claim_lock:
             self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
@@ -152,7 +149,7 @@ class _Home(types.ModuleType):
     """The process-wide record (a module object, so it can sit in ``sys.modules``)."""
 
     lock: threading.Lock
-    live: Any
+    live: Generation | None
     exit_hook: bool
 
 

@@ -1,4 +1,4 @@
-"""COMPOSITION: what one call from the Cat gives a session: configuration, project, a way back.
+"""What one call from the Cat gives a session: configuration, project, a way back.
 
 A hook, tool or form receives a ``StrayCat``; a ``Turn`` is the three things the plugin takes
 from it, named: the user's working memory (where the state is published), the ``Workspace``
@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
-from .config import PluginConfig, ProjectConfig
-from .environment import cat_data_dir, data_dir, plugin_settings
-from .memory.repository.root import check_repository_root
-from .projects import CatVectors, Project, Registry
-from .settings import PluginSettings
-from .state import SessionState, write_state
+from ...memory import check_repository_root
+from ..host.cat_types import CatHost, Storage, StrayCat
+from ..host.core_config import PluginConfig, ProjectConfig
+from ..host.environment import cat_data_dir, data_dir, plugin_settings
+from ..host.settings_model import PluginSettings
+from .registry import CatVectors, Project, Registry
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +25,7 @@ class Workspace:
     """The plugin's settings, configuration and project as one Cat object sees them now."""
 
     def __init__(self, settings: PluginSettings, problems: list[str], registry: Registry,
-                 cat: Any) -> None:
+                 cat: CatHost) -> None:
         self.settings = settings
         self.problems = problems
         self.registry = registry
@@ -34,7 +33,7 @@ class Workspace:
         self._cat = cat
 
     @classmethod
-    def of(cls, cat: Any, registry: Registry) -> Workspace:
+    def of(cls, cat: CatHost, registry: Registry) -> Workspace:
         settings, problems = plugin_settings(cat)
         return cls(settings, problems, registry, cat)
 
@@ -59,43 +58,50 @@ class UserLink:
 
     ``send`` goes to the user's current socket (the Cat looks it up by user id, so a reconnect
     still receives it; without a socket the message is dropped and the result stays in the
-    history). ``persist`` writes the state into the user's *cached* working memory, not into the
-    turn's copy: with the ``file_system`` cache the turn's copy is stale by then, and pickling it
-    would overwrite the chat history of later turns.
+    history). ``persist`` writes a plain value (the session's state) into the user's *cached*
+    working memory, not into the turn's copy: with the ``file_system`` cache the turn's copy is
+    stale by then, and pickling it would overwrite the chat history of later turns.
     """
 
-    def __init__(self, cat: Any) -> None:
+    def __init__(self, cat: CatHost) -> None:
         self._cat = cat
         self.user_id = str(getattr(cat, "user_id", "") or "")
 
     def send(self, text: str, kind: str = "notification") -> None:
+        """A message to the user (the Cat at start-up has no user: nothing is sent)."""
+        send = getattr(self._cat, "send_ws_message", None)
         try:
-            self._cat.send_ws_message(text, kind)
+            if send is not None:
+                send(text, kind)
         except Exception as err:  # the user may have left; the result stays in the history
             log.info("could not reach %s: %s", self.user_id, err)
 
-    def persist(self, state: SessionState) -> None:
+    def persist(self, key: str, value: object) -> None:
+        """``value`` under ``key`` in the user's cached working memory (attribute assignment:
+        the Cat's dict access is deprecated)."""
         cache = getattr(self._cat, "cache", None)
         get_item = getattr(cache, "get_item", None)
         if callable(get_item):
             item = get_item(f"{self.user_id}_working_memory")
             if item is not None:
-                write_state(item.value, state)
+                setattr(item.value, key, value)
                 cache.insert(item)  # type: ignore[union-attr]
                 return
-        write_state(self._cat.working_memory, state)  # no Cat cache (tests, older Cats)
+        memory = getattr(self._cat, "working_memory", None)  # no Cat cache (tests, older Cats)
+        if memory is not None:
+            setattr(memory, key, value)
 
 
 @dataclass
 class Turn:
     """One call from the Cat, as a session uses it."""
 
-    working_memory: Any
+    working_memory: Storage
     workspace: Workspace
     link: UserLink
 
     @classmethod
-    def of(cls, cat: Any, registry: Registry) -> Turn:
+    def of(cls, cat: StrayCat, registry: Registry) -> Turn:
         return cls(cat.working_memory, Workspace.of(cat, registry), UserLink(cat))
 
     @property

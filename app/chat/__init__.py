@@ -1,0 +1,1 @@
+"""One chat message: routing, the plugin's commands, the status, recall and the request form."""

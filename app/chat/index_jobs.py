@@ -1,0 +1,76 @@
+"""Indexing runs started from chat ("index my repository", a source added) or at start-up.
+
+A run indexes the repository, then the associative sources, in a thread of this import of the
+plugin (``process.Generation.start_thread``, joined when the generation retires), one run per
+project at a time; progress and summaries reach the user who asked. The start-up pass opens the
+project in its thread too: a large store's integrity check must not hold up the Cat's boot.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from ...memory import CodeMemoryError
+from ..host.environment import cat_data_dir, cat_logger
+from ..host.lifecycle import LIFECYCLE
+from ..process import GENERATION
+from ..projects.associative import index_sources
+from ..projects.indexing import index_project
+from ..projects.registry import Project
+from ..projects.workspace import Turn, UserLink, Workspace
+
+log = logging.getLogger(__name__)
+
+_indexing_guard = threading.Lock()
+
+
+def start_indexing(turn: Turn, *, notify: bool) -> str:
+    """Index the configured repository in a thread; the answer says whether it started."""
+    try:
+        project = turn.workspace.project()
+    except CodeMemoryError as err:
+        return f"Cannot index: {err}"
+    with _indexing_guard:
+        if project.indexing:
+            return (f"`{project.root}` is already being indexed; progress appears as "
+                    "notifications.")
+        workspace, link = turn.workspace, turn.link
+        project.indexer = GENERATION.start_thread(
+            lambda: _index(project, workspace, link, notify),
+            name=f"codemem-index-{project.root}")
+    return f"Indexing `{project.root}` started; I will report progress and the result here."
+
+
+def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool) -> None:
+    """The repository, then the associative sources (each summary goes to the user)."""
+
+    def say(text: str, kind: str = "notification") -> None:
+        if notify:
+            link.send(text, kind)
+
+    try:
+        say(index_project(project, say), "chat")
+        summary = index_sources(project, workspace.settings, workspace.config.data_dir,
+                                say, protected=(cat_data_dir(),))
+        if summary:
+            say(summary, "chat")
+    except Exception as err:  # crash boundary of a background thread: report, never lose
+        if LIFECYCLE.stopping.is_set():
+            return
+        log.exception("indexing %s failed", project.root)
+        say(f"Indexing `{project.root}` failed: {type(err).__name__}: {err}", "chat")
+
+
+def index_at_startup(turn: Turn) -> None:
+    """Bring the configured repository's index up to date, from a thread of its own."""
+    if turn.workspace.repository_configured:
+        GENERATION.start_thread(lambda: _startup_pass(turn), name="codemem-startup")
+
+
+def _startup_pass(turn: Turn) -> None:
+    try:
+        cat_logger().info(f"code working memory: {start_indexing(turn, notify=False)}")
+    except Exception:  # crash boundary of a background thread: logged, the Cat runs on
+        if not LIFECYCLE.stopping.is_set():
+            log.exception("the start-up indexing pass failed")

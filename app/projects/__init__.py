@@ -1,0 +1,1 @@
+"""A repository's long-lived stores, shared by its users: registry, workspace, ledger, index."""

@@ -1,0 +1,107 @@
+"""What the repository's index answers for a turn: names it knows, files that define a name,
+and LLM-scored retrieval for a question.
+
+The intent detector asks ``IndexedNames`` which of a message's names the index knows (one query
+per message, the file list read once per indexing run); a request that names only a symbol gets
+its file from ``defining_file``; a question gets ``retrieve``'s scored memories, counted on the
+request's meter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from ...codegen import is_file_name
+from ...llm import Meter
+from ...memory import CodeContext, Filters, ScoredMemory
+from ..host.llm_port import metering
+from .ledger import SHARED_TYPES
+from .registry import Project
+
+log = logging.getLogger(__name__)
+
+
+def defining_file(project: Project, symbol: str) -> str:
+    """The one file that defines ``symbol`` (``Invoice.to_json``: the method, else its class),
+    or "" when the index knows none or several."""
+    parts = symbol.split(".")
+    for name in dict.fromkeys([parts[-1], *parts[:-1][::-1]]):
+        found = project.code.list_memories({"type": "code_entity", "name": name})
+        paths = {str((m.get("metadata") or {}).get("path", "")) for m in found} - {""}
+        if len(paths) == 1:
+            return paths.pop()
+        if paths:
+            return ""  # the name is ambiguous: ask rather than guess
+    return ""
+
+
+def named_in_file(project: Project, path: str, names: Sequence[str]) -> str:
+    """The one of ``names`` that ``path`` defines ("add a timeout to fetch in net/http.py":
+    ``fetch``), or "" when it defines none or several of them."""
+    if not names:
+        return ""
+    found = project.code.list_memories(
+        {"type": "code_entity", "path": path, "name": {"$in": list(names)}},
+        limit=IndexedNames.LIMIT)
+    defined = {str((m.get("metadata") or {}).get("name", "")) for m in found} - {""}
+    return defined.pop() if len(defined) == 1 else ""
+
+
+class IndexedNames:
+    """The project's index as the intent detector asks it (``codegen.known_code.KnownCode``):
+    one query for entity names per message, the file list read once per indexing run."""
+
+    #: Entity rows read per lookup at most (a name defined in many files needs only one).
+    LIMIT = 200
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+
+    def known(self, names: Sequence[str]) -> set[str]:
+        try:
+            return self._known(names)
+        except Exception as err:  # the detector then decides from the words alone
+            log.info("index lookup failed: %s", err)
+            return set()
+
+    def _known(self, names: Sequence[str]) -> set[str]:
+        files = [n for n in names if "/" in n or is_file_name(n)]
+        idents = [n for n in names if n not in files]
+        found: set[str] = set()
+        if idents:
+            wanted = {"type": "code_entity", "$or": [{"name": {"$in": idents}},
+                                                     {"qualified_name": {"$in": idents}}]}
+            for row in self.project.code.list_memories(wanted, limit=self.LIMIT):
+                meta = row.get("metadata") or {}
+                found |= {str(meta.get("name")), str(meta.get("qualified_name"))}
+        paths = self._paths() if files else []
+        return (found & set(idents)) | {f for f in files if any(
+            p == f or p.endswith("/" + f) for p in paths)}
+
+    def _paths(self) -> list[str]:
+        project = self.project
+        cached = project.known_paths
+        if cached is None or cached[0] != project.generation:
+            paths = project.code.indexed_paths(project.root)
+            project.known_paths = cached = (project.generation, paths)
+        return cached[1]
+
+
+def retrieve(project: Project, query: str, *, current_file: str = "",
+             filters: Filters | None = None, meter: Meter | None = None,
+             ) -> list[ScoredMemory]:
+    """LLM-scored memories for ``query`` (the calls counted on ``meter``)."""
+    context = CodeContext(user_query=query, current_file=current_file or None)
+    wanted = filters if filters is not None else {"type": {"$in": list(SHARED_TYPES)}}
+    with metering(meter):
+        return asyncio.run(project.code.retrieve_relevant_memories(context, filters=wanted))
+
+
+def search(project: Project, question: str, meter: Meter | None = None) -> str:
+    """Code relevant to ``question``, scored by the LLM, formatted for a prompt."""
+    memories = retrieve(project, question, meter=meter)
+    if not memories:
+        return "No indexed code is relevant to that question."
+    return project.code.format_memories_for_prompt(memories)
