@@ -162,17 +162,13 @@ class CodeMemorySystem(MemorySystem):
             return self._finish(indexer.run(walked, complete=True))
 
     def index_file(self, file_path: str) -> list[str]:
-        """Index one file; returns the memory ids of its entities.
-
-        ``FileNotFoundError`` if it does not exist; ``ValueError`` if its type is unsupported.
-        """
+        """Index one file; its entities' memory ids (``FileNotFoundError``: no such file;
+        ``ValueError``: an unsupported type)."""
         return self._index_one(file_path, force=False)
 
     def reindex_file(self, file_path: str) -> list[str]:
-        """Re-parse one file (call after editing it); returns its entities' memory ids.
-
-        Entities whose source did not change keep their memory (and their vector).
-        """
+        """Re-parse one file (call after editing it); its entities' memory ids. Entities whose
+        source did not change keep their memory (and their vector)."""
         return self._index_one(file_path, force=True)
 
     def _index_one(self, file_path: str, force: bool) -> list[str]:
@@ -209,8 +205,7 @@ class CodeMemorySystem(MemorySystem):
 
     def impact(self, directory: str, path: str, symbol: str, *,
                second_level: bool = True) -> Impact:
-        """Who uses ``symbol`` (a qualified name) of ``path``, one level further, and the tests,
-        with line spans: bounded index lookups, no parsing (``codeindex.impact``)."""
+        """Who uses ``symbol`` of ``path``, one level further, and the tests (``impact``)."""
         repo_id = self.repository_id_for(directory)
         return compute_impact(self._manifest.read, repo_id, path, symbol,
                               stale=self._manifest.index_format(repo_id) < INDEX_FORMAT,
@@ -219,6 +214,10 @@ class CodeMemorySystem(MemorySystem):
     def indexed_paths(self, directory: str) -> list[str]:
         """The files of the repository indexed from ``directory`` that define an entity."""
         return self._manifest.entity_paths(self.repository_id_for(directory))
+
+    def indexed_names(self) -> set[str]:
+        """Every indexed entity's qualified name and its last part (repositories, sources)."""
+        return {n for q in self._manifest.entity_names() for n in (q, q.rsplit(".", 1)[-1])}
 
     def forget_repository(self, repository_id: str) -> int:
         """Remove a repository id's memories from the store, the manifest and the sink."""

@@ -53,6 +53,7 @@ def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool)
         say(index_project(project, say), "chat")
         summary = index_sources(project, workspace.settings, workspace.config.data_dir,
                                 say, protected=(cat_data_dir(),))
+        project.generation += 1  # the sources' entities too are in the index now
         if summary:
             say(summary, "chat")
     except Exception as err:  # crash boundary of a background thread: report, never lose

@@ -44,17 +44,15 @@ def named_in_file(project: Project, path: str, names: Sequence[str]) -> str:
         return ""
     found = project.code.list_memories(
         {"type": "code_entity", "path": path, "name": {"$in": list(names)}},
-        limit=IndexedNames.LIMIT)
+        limit=200)  # a file defines few entities of one name
     defined = {str((m.get("metadata") or {}).get("name", "")) for m in found} - {""}
     return defined.pop() if len(defined) == 1 else ""
 
 
 class IndexedNames:
     """The project's index as the intent detector asks it (``codegen.known_code.KnownCode``):
-    one query for entity names per message, the file list read once per indexing run."""
-
-    #: Entity rows read per lookup at most (a name defined in many files needs only one).
-    LIMIT = 200
+    the entity names and the file list read once per indexing run (from two indexes of the
+    manifest, no entity row), so a message costs set lookups, not a query over every memory."""
 
     def __init__(self, project: Project) -> None:
         self.project = project
@@ -69,24 +67,18 @@ class IndexedNames:
     def _known(self, names: Sequence[str]) -> set[str]:
         files = [n for n in names if "/" in n or is_file_name(n)]
         idents = [n for n in names if n not in files]
-        found: set[str] = set()
-        if idents:
-            wanted = {"type": "code_entity", "$or": [{"name": {"$in": idents}},
-                                                     {"qualified_name": {"$in": idents}}]}
-            for row in self.project.code.list_memories(wanted, limit=self.LIMIT):
-                meta = row.get("metadata") or {}
-                found |= {str(meta.get("name")), str(meta.get("qualified_name"))}
-        paths = self._paths() if files else []
-        return (found & set(idents)) | {f for f in files if any(
+        known, paths = self._index()
+        return {n for n in idents if n in known} | {f for f in files if any(
             p == f or p.endswith("/" + f) for p in paths)}
 
-    def _paths(self) -> list[str]:
+    def _index(self) -> tuple[set[str], list[str]]:
         project = self.project
-        cached = project.known_paths
+        cached = project.known_code
         if cached is None or cached[0] != project.generation:
-            paths = project.code.indexed_paths(project.root)
-            project.known_paths = cached = (project.generation, paths)
-        return cached[1]
+            code = project.code
+            cached = (project.generation, code.indexed_names(), code.indexed_paths(project.root))
+            project.known_code = cached
+        return cached[1], cached[2]
 
 
 def retrieve(project: Project, query: str, *, current_file: str = "",

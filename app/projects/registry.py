@@ -85,8 +85,9 @@ class Project:
         self.generation = 0
         self.leases = 0
         self.retired = False
-        #: The indexed file paths and the index generation they were read at (intent lookup).
-        self.known_paths: tuple[int, list[str]] | None = None
+        #: The indexed names and file paths, with the index generation they were read at (the
+        #: intent detector's lookup, ``lookup.IndexedNames``).
+        self.known_code: tuple[int, set[str], list[str]] | None = None
 
     @property
     def root(self) -> str:

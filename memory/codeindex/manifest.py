@@ -41,6 +41,8 @@ _SCHEMA = [
     # Entity rows carry their vector (9 KB at 2,367 dimensions): listing a repository's ids
     # from this small covering index reads megabytes, not the whole table.
     "CREATE INDEX IF NOT EXISTS code_entities_ids ON code_entities (repo_id, memory_id)",
+    # Every entity's name, read from this index alone (what a chat message may name).
+    "CREATE INDEX IF NOT EXISTS code_entities_names ON code_entities (qualified_name)",
 ]
 
 T = TypeVar("T")
@@ -273,6 +275,12 @@ class CodeManifest:
         return [r[0] for r in self._run(lambda c: c.execute(
             "SELECT DISTINCT path FROM code_entities WHERE repo_id=? ORDER BY path",
             (repo_id,)).fetchall())]
+
+    def entity_names(self) -> list[str]:
+        """The qualified names of every indexed entity, the repositories' and the sources'
+        (from the ``qualified_name`` index: no entity row is read)."""
+        return [r[0] for r in self._run(lambda c: c.execute(
+            "SELECT DISTINCT qualified_name FROM code_entities").fetchall())]
 
     def sample_point_ids(self, repo_id: str, limit: int, total: int | None = None) -> list[str]:
         """Up to ``limit`` entity point ids spread over the whole repository (every n-th);

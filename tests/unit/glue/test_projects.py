@@ -150,3 +150,24 @@ def test_callers_of_one_repository_share_one_build(tmp_path, repo, fresh_registr
     for thread in threads:
         thread.join(60)
     assert len(builds) == 1 and len(found) == 3 and len({id(p) for p in found}) == 1
+
+
+def test_the_intent_lookup_reads_the_index_once_per_indexing_run(tmp_path, repo, monkeypatch):
+    """A message's names are looked up in sets read once per indexing run (two manifest indexes,
+    no entity row): ordinary messages cost no query over every memory."""
+    from codemem.app.projects.lookup import IndexedNames
+
+    cat, _, _ = make_cat(tmp_path, repo)
+    _, project = index(cat)
+    reads = []
+    names = project.code.indexed_names
+    monkeypatch.setattr(project.code, "indexed_names", lambda: reads.append(1) or names())
+    monkeypatch.setattr(project.code, "list_memories", lambda *a, **k: 1 / 0)  # never asked
+    first = IndexedNames(project).known(["answer", "hello", "core.py", "pkg/core.py",
+                                         "weather", "nowhere.py"])
+    assert first == {"answer", "hello", "core.py", "pkg/core.py"}
+    assert IndexedNames(project).known(["weather", "Rome"]) == set()
+    assert reads == [1]
+    project.generation += 1  # an indexing run: read again
+    IndexedNames(project).known(["answer"])
+    assert reads == [1, 1]
