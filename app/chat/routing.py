@@ -77,13 +77,12 @@ def _structural(session: Session, turn: Turn, text: str) -> str | None:
 
 
 def _index_of(turn: Turn) -> IndexedNames | None:
-    """What the repository's index knows, for the detector (None: no usable repository)."""
+    """What the repository's index knows, for the detector (None: no usable repository). The
+    project opens only if the message has names to look up, and is not waited for while the
+    start-up pass builds it (the words alone decide meanwhile)."""
     if not turn.workspace.repository_configured:
         return None
-    try:
-        return IndexedNames(turn.workspace.project())
-    except CodeMemoryError:
-        return None
+    return IndexedNames(turn.workspace.project_unless_building)
 
 
 def _routable(session: Session, found: Detection) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...codegen import is_file_name
 from ...llm import Meter
@@ -54,8 +54,9 @@ class IndexedNames:
     the entity names and the file list read once per indexing run (from two indexes of the
     manifest, no entity row), so a message costs set lookups, not a query over every memory."""
 
-    def __init__(self, project: Project) -> None:
-        self.project = project
+    def __init__(self, open_project: Callable[[], Project | None]) -> None:
+        #: Called at the first lookup only; ``None`` (or an unusable repository): no names.
+        self._open = open_project
 
     def known(self, names: Sequence[str]) -> set[str]:
         try:
@@ -72,7 +73,9 @@ class IndexedNames:
             p == f or p.endswith("/" + f) for p in paths)}
 
     def _index(self) -> tuple[set[str], list[str]]:
-        project = self.project
+        project = self._open()
+        if project is None:
+            return set(), []
         cached = project.known_code
         if cached is None or cached[0] != project.generation:
             code = project.code

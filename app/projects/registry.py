@@ -162,10 +162,24 @@ class Registry:
         A build (opening the store, checking its integrity) runs outside the registry lock;
         callers for the same repository wait for it and share the result.
         """
+        found = self._project(config, vectors, wait=True)
+        assert found is not None
+        return found
+
+    def project_unless_building(self, config: ProjectConfig,
+                                vectors: CatVectors) -> Project | None:
+        """As ``project``, but ``None`` rather than waiting while another caller builds it (the
+        start-up pass opening a large index must not hold up a chat turn's routing)."""
+        return self._project(config, vectors, wait=False)
+
+    def _project(self, config: ProjectConfig, vectors: CatVectors, *,
+                 wait: bool) -> Project | None:
         key = (config.data_dir, config.root)
         with self._lock:
             building = self._building.setdefault(key, threading.Lock())
-        with building:
+        if not building.acquire(blocking=wait):
+            return None
+        try:
             with self._lock:
                 current = self._projects.get(key)
                 if current is not None and current.config.identity == config.identity:
@@ -179,6 +193,8 @@ class Registry:
                     self._retire(current)
                 self._projects[key] = project
             return project
+        finally:
+            building.release()
 
     @contextlib.contextmanager
     def lease(self, project: Project) -> Iterator[Project]:

@@ -43,14 +43,20 @@ class Workspace:
 
     def project(self) -> Project:
         """The configured repository's project (``CodeMemoryError`` when it cannot be used)."""
+        return self.registry.project(*self._wanted())
+
+    def project_unless_building(self) -> Project | None:
+        """The project, or ``None`` while another caller (the start-up pass) builds it."""
+        return self.registry.project_unless_building(*self._wanted())
+
+    def _wanted(self) -> tuple[ProjectConfig, CatVectors]:
         config = self.config
         root = check_repository_root(config.repository_path,
                                      protected=[config.data_dir, cat_data_dir()])
         vectors = CatVectors.of(self._cat)
-        wanted = ProjectConfig(root=root, data_dir=config.data_dir, embedder_name=vectors.name,
-                               tuning=config.tuning, scope=config.scope,
-                               cat_memory=config.cat_memory)
-        return self.registry.project(wanted, vectors)
+        return ProjectConfig(root=root, data_dir=config.data_dir, embedder_name=vectors.name,
+                             tuning=config.tuning, scope=config.scope,
+                             cat_memory=config.cat_memory), vectors
 
 
 class UserLink:

@@ -15,7 +15,7 @@ from codemem.app.host.settings_model import PluginSettings
 from codemem.app.process import GENERATION
 from codemem.memory.store.memory_store import StoreClosed
 
-from .glue_support import make_cat, other_user, settings_of
+from .glue_support import make_cat, other_user, say, settings_of
 
 
 @pytest.fixture
@@ -117,6 +117,9 @@ def test_the_start_up_pass_holds_up_neither_the_boot_nor_another_repository(
     (other_root / "m.py").write_text("def other():\n    return 1\n")
     other, _, _ = make_cat(tmp_path / "o", other_root, user="bob")
     assert project_of(other).root == str(other_root)  # not held up by the opening project
+    started = time.monotonic()
+    assert say(cat, "hello there, how is the weather in Rome?") is None  # the Cat answers
+    assert time.monotonic() - started < 5  # routing did not wait for the opening project
 
     gate.set()
     project = project_of(cat)
@@ -163,11 +166,11 @@ def test_the_intent_lookup_reads_the_index_once_per_indexing_run(tmp_path, repo,
     names = project.code.indexed_names
     monkeypatch.setattr(project.code, "indexed_names", lambda: reads.append(1) or names())
     monkeypatch.setattr(project.code, "list_memories", lambda *a, **k: 1 / 0)  # never asked
-    first = IndexedNames(project).known(["answer", "hello", "core.py", "pkg/core.py",
+    first = IndexedNames(lambda: project).known(["answer", "hello", "core.py", "pkg/core.py",
                                          "weather", "nowhere.py"])
     assert first == {"answer", "hello", "core.py", "pkg/core.py"}
-    assert IndexedNames(project).known(["weather", "Rome"]) == set()
+    assert IndexedNames(lambda: project).known(["weather", "Rome"]) == set()
     assert reads == [1]
     project.generation += 1  # an indexing run: read again
-    IndexedNames(project).known(["answer"])
+    IndexedNames(lambda: project).known(["answer"])
     assert reads == [1, 1]
