@@ -102,7 +102,7 @@ def advance_form(form: CatForm, states: FormStates) -> dict[str, str]:
     if GENERATION.stale:  # the Cat still holds a form of a retired import of the plugin
         return stale_form(form, states)
     with turn_scope(form.cat):
-        return advance(form, states)
+        return advance(form, states, session_turn(form.cat)[1].workspace.link_target)
 
 
 def submit_request(cat: StrayCat, form_data: Mapping[str, object]) -> str:

@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "extract_details": ".intent_details",
     "candidate_names": ".intent_signals",
     "is_file_name": ".known_code",
+    "target_words": ".target_link",
     "ReplyIntent": ".replies",
     "classify_reply": ".replies",
     "is_resume": ".replies",
@@ -151,4 +152,5 @@ if TYPE_CHECKING:
     from .sandbox.protect import SandboxPolicy as SandboxPolicy
     from .sandbox.run import SANDBOX_LAUNCHER as SANDBOX_LAUNCHER
     from .sandbox.run import SandboxResult as SandboxResult
+    from .target_link import target_words as target_words
     from .validate import validate_draft as validate_draft
