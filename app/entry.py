@@ -28,6 +28,7 @@ from .drafting.history import draft_history as history_list
 from .drafting.history import redo_draft as history_redo
 from .drafting.history import roll_back_draft as history_roll_back
 from .drafting.session import Session
+from .drafting.structural import propose_or_rename
 from .host.cat_types import CatForm, CatHost, FormStates, StrayCat, UserMessage
 from .host.environment import PLUGIN_ID, missing_settings
 from .host.llm_port import turn_scope
@@ -111,7 +112,7 @@ def submit_request(cat: StrayCat, form_data: Mapping[str, object]) -> str:
         return STALE_FORM
     with turn_scope(cat):
         session, turn = session_turn(cat)
-        return session.propose(turn, submitted_request(form_data))
+        return propose_or_rename(session, turn, submitted_request(form_data))
 
 
 # -- tools ---------------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "Refused": ".refactor.edits",
     "move_symbol": ".refactor.move",
     "rename_symbol": ".refactor.rename",
+    "rename_reading": ".refactor.reading",
     "MoveRequest": ".refactor.request",
     "RenameRequest": ".refactor.request",
     "read_structural": ".refactor.request",
@@ -133,6 +134,7 @@ if TYPE_CHECKING:
     from .ports import Notes as Notes
     from .refactor.edits import Refused as Refused
     from .refactor.move import move_symbol as move_symbol
+    from .refactor.reading import rename_reading as rename_reading
     from .refactor.rename import rename_symbol as rename_symbol
     from .refactor.request import MoveRequest as MoveRequest
     from .refactor.request import RenameRequest as RenameRequest
