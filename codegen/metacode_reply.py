@@ -10,8 +10,8 @@ the user sees them in the proposal.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import field_validator
 
@@ -213,14 +213,19 @@ def _example_from_text(text: str) -> Any:
     return {"call": text}  # from_dict says what is missing
 
 
-def metacode_spec(build: Any, impact: ImpactReport | None = None) -> ReplySpec[Any]:
+#: What ``metacode_spec``'s ``build`` makes of the normalised dict (``MetaCode``).
+Built = TypeVar("Built")
+
+
+def metacode_spec(build: Callable[[dict[str, Any]], Built],
+                  impact: ImpactReport | None = None) -> ReplySpec[Built]:
     """How the meta-code answer is read; ``build(data)`` validates the normalised dict;
     ``impact`` words the default ``why`` of a scope place."""
     base = model_spec(MetaCodeReply, "the meta-code", ("target_path", "symbol", "kind",
                                                         "behaviour", "signature"),
                       truncatable=frozenset())
 
-    def read(value: Any, ctx: Any) -> Any:
+    def read(value: Any, ctx: Any) -> Built:
         reply = base.build(value, ctx)
         return build(reply.to_data(value if isinstance(value, dict) else {}, impact))
 
