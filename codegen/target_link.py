@@ -146,6 +146,8 @@ def _verb_object(folded: list[str], i: int) -> bool:
         j -= 1
     if j < 0 or folded[j] not in CHANGE_VERBS:
         return False
+    if j > 0 and folded[j - 1] == "to":  # "want to fix load", not "a function to validate x"
+        return _at(folded, j - 2) in INFINITIVE_BEFORE
     return j == 0 or folded[j - 1] in CLAUSE_STARTS
 
 

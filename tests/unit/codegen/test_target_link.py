@@ -24,6 +24,7 @@ TARGETS = [
     ("ajoute un paramètre timeout à fetch", "fetch"),
     ("füge einen Parameter timeout zu fetch hinzu", "fetch"),
     ("add a cache to load_config", "load_config"),
+    ("I want to refactor load so it is lazy", "load"),
 ]
 
 NO_TARGET = [
@@ -35,6 +36,7 @@ NO_TARGET = [
     "how do I save a file?",
     "add a new helper named render",
     "create a class that can send emails",
+    "i want a function to validate email addresses in validators.py",
 ]
 
 
