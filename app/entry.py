@@ -28,6 +28,7 @@ from .drafting.history import draft_history as history_list
 from .drafting.history import redo_draft as history_redo
 from .drafting.history import roll_back_draft as history_roll_back
 from .drafting.session import Session
+from .drafting.structural import propose_or_rename
 from .host.cat_types import CatForm, CatHost, FormStates, StrayCat, UserMessage
 from .host.environment import PLUGIN_ID, missing_settings
 from .host.llm_port import turn_scope
@@ -102,7 +103,7 @@ def advance_form(form: CatForm, states: FormStates) -> dict[str, str]:
     if GENERATION.stale:  # the Cat still holds a form of a retired import of the plugin
         return stale_form(form, states)
     with turn_scope(form.cat):
-        return advance(form, states)
+        return advance(form, states, session_turn(form.cat)[1].workspace.link_target)
 
 
 def submit_request(cat: StrayCat, form_data: Mapping[str, object]) -> str:
@@ -111,7 +112,7 @@ def submit_request(cat: StrayCat, form_data: Mapping[str, object]) -> str:
         return STALE_FORM
     with turn_scope(cat):
         session, turn = session_turn(cat)
-        return session.propose(turn, submitted_request(form_data))
+        return propose_or_rename(session, turn, submitted_request(form_data))
 
 
 # -- tools ---------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "extract_details": ".intent_details",
     "candidate_names": ".intent_signals",
     "is_file_name": ".known_code",
+    "target_words": ".target_link",
     "ReplyIntent": ".replies",
     "classify_reply": ".replies",
     "is_resume": ".replies",
@@ -67,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "Refused": ".refactor.edits",
     "move_symbol": ".refactor.move",
     "rename_symbol": ".refactor.rename",
+    "rename_reading": ".refactor.reading",
     "MoveRequest": ".refactor.request",
     "RenameRequest": ".refactor.request",
     "read_structural": ".refactor.request",
@@ -132,6 +134,7 @@ if TYPE_CHECKING:
     from .ports import Notes as Notes
     from .refactor.edits import Refused as Refused
     from .refactor.move import move_symbol as move_symbol
+    from .refactor.reading import rename_reading as rename_reading
     from .refactor.rename import rename_symbol as rename_symbol
     from .refactor.request import MoveRequest as MoveRequest
     from .refactor.request import RenameRequest as RenameRequest
@@ -151,4 +154,5 @@ if TYPE_CHECKING:
     from .sandbox.protect import SandboxPolicy as SandboxPolicy
     from .sandbox.run import SANDBOX_LAUNCHER as SANDBOX_LAUNCHER
     from .sandbox.run import SandboxResult as SandboxResult
+    from .target_link import target_words as target_words
     from .validate import validate_draft as validate_draft

@@ -247,7 +247,8 @@ def generate_metacode(request: str, *, llm: Callable[[str], str],
         return render("metacode_retry", previous=data_block("previous_answer", "llm", previous),
                       errors=refusal, original=first)
 
-    asked = ask(llm, original, _SPEC, attempts=max(1, max_attempts), retry=retry)
+    asked = ask(llm, original, metacode_spec(_build, impact), attempts=max(1, max_attempts),
+                retry=retry)
     if asked.value is None:
         raise MetaCodeInvalid(f"meta-code still invalid after {asked.calls} attempt(s): "
                               f"{asked.refusal}")
@@ -258,13 +259,10 @@ def _build(data: dict[str, Any]) -> MetaCode:
     return MetaCode.from_dict(reconcile_examples(data))
 
 
-_SPEC: ReplySpec[MetaCode] = metacode_spec(_build)
-
-
 def read_metacode(reply: str) -> MetaCode:
     """The meta-code in one reply, read exactly as ``generate_metacode`` reads it (no LLM);
     ``ReplyRefused`` (a ValueError) with the message the retry prompt would quote."""
-    return read_reply(reply, _SPEC)
+    return read_reply(reply, metacode_spec(_build))
 
 
 def parse_json_object(reply: str) -> dict[str, Any]:

@@ -10,14 +10,16 @@ the user sees them in the proposal.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import field_validator
 
 from ..llm.coerce import as_text_list, squash
 from ..llm.reader import ReplySpec, model_spec
 from ..llm.schema import ReplyModel
+from .ports import ImpactReport
+from .scope import default_why
 
 
 class IOItem(ReplyModel):
@@ -163,8 +165,10 @@ class MetaCodeReply(ReplyModel):
     def _lists(cls, value: Any) -> list[str]:
         return as_text_list(value, ("check", "text", "description", "constraint", "assumption"))
 
-    def to_data(self, raw: dict[str, Any]) -> dict[str, Any]:
-        """The dict ``MetaCode.from_dict`` validates (absent fields stay absent)."""
+    def to_data(self, raw: dict[str, Any], impact: ImpactReport | None = None,
+                ) -> dict[str, Any]:
+        """The dict ``MetaCode.from_dict`` validates (absent fields stay absent); a scope
+        place without its ``why`` gets one from the ``impact`` (prose: never worth a retry)."""
         data: dict[str, Any] = {
             k: getattr(self, k) for k in ("target_path", "symbol", "kind", "signature",
                                           "behaviour") if getattr(self, k) is not None}
@@ -175,7 +179,9 @@ class MetaCodeReply(ReplyModel):
                     acceptance_checks=list(self.acceptance_checks),
                     assumptions=list(self.assumptions), questions=list(self.questions))
         if self.scope:  # absent when empty: a single-entity goal reads as it always did
-            data["scope"] = [entry.model_dump() for entry in self.scope]
+            target = str(self.symbol or "")
+            data["scope"] = [{**entry.model_dump(), "why": entry.why or default_why(
+                entry.path, entry.symbol, target, impact)} for entry in self.scope]
         ignored = sorted(k for k in raw if k not in self.key_names().values()
                          and squash(str(k)) not in self.key_names()
                          and squash(str(k)) not in {squash(f) for f in self.fallbacks})
@@ -207,15 +213,21 @@ def _example_from_text(text: str) -> Any:
     return {"call": text}  # from_dict says what is missing
 
 
-def metacode_spec(build: Any) -> ReplySpec[Any]:
-    """How the meta-code answer is read; ``build(data)`` validates the normalised dict."""
+#: What ``metacode_spec``'s ``build`` makes of the normalised dict (``MetaCode``).
+Built = TypeVar("Built")
+
+
+def metacode_spec(build: Callable[[dict[str, Any]], Built],
+                  impact: ImpactReport | None = None) -> ReplySpec[Built]:
+    """How the meta-code answer is read; ``build(data)`` validates the normalised dict;
+    ``impact`` words the default ``why`` of a scope place."""
     base = model_spec(MetaCodeReply, "the meta-code", ("target_path", "symbol", "kind",
                                                         "behaviour", "signature"),
                       truncatable=frozenset())
 
-    def read(value: Any, ctx: Any) -> Any:
+    def read(value: Any, ctx: Any) -> Built:
         reply = base.build(value, ctx)
-        return build(reply.to_data(value if isinstance(value, dict) else {}))
+        return build(reply.to_data(value if isinstance(value, dict) else {}, impact))
 
     return ReplySpec(base.what, read, base.answer_keys, base.truncatable, base.partial_lists,
                      base.wrap_list, base.json_schema)

@@ -22,6 +22,10 @@ from .ports import ImpactReport
 
 #: Places a scope may list: beyond this a change is a refactoring of its own, not one request.
 MAX_SCOPE = 40
+#: Why a place is in the scope when neither the model nor the index says.
+DEFAULT_WHY = "part of the change"
+#: How the index says a place uses the target, as the words of a default ``why``.
+_HOW_WORDS = {"calls": "calls", "references": "refers to", "imports": "imports"}
 _DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _KEYS = ("path", "symbol", "why")
 
@@ -59,7 +63,7 @@ def from_data(value: Sequence[Mapping[str, str]]) -> tuple[ScopeItem, ...]:
     seen: dict[tuple[str, str], ScopeItem] = {}
     for d in value:
         item = ScopeItem(d["path"].strip(), d.get("symbol", "").strip().strip("`"),
-                         " ".join(d.get("why", "").split()))
+                         " ".join(d.get("why", "").split()) or DEFAULT_WHY)
         seen.setdefault((item.path, item.symbol), item)
     return tuple(seen.values())
 
@@ -80,9 +84,19 @@ def problems(items: Sequence[ScopeItem], target_path: str, symbol: str) -> list[
             errs.append(f"scope[{i}].symbol: {item.symbol!r} is not a qualified Python name")
         if (item.path, item.symbol) == (target_path, symbol):
             errs.append(f"scope[{i}]: the target itself is not part of its scope")
-        if not item.why:
-            errs.append(f"scope[{i}].why: say what changes there")
     return errs
+
+
+def default_why(path: str, symbol: str, target: str, impact: ImpactReport | None) -> str:
+    """Why a place is in the scope when the model did not say: how the index says it uses the
+    target ("calls `fetch`"), else "uses `fetch`", else ``DEFAULT_WHY``. Prose only: nothing
+    later reads it but the user."""
+    name = (target or (impact.symbol if impact is not None else "")).strip()
+    if not name:
+        return DEFAULT_WHY
+    sites = impact.sites if impact is not None else ()
+    how = next((s.how for s in sites if (s.path, s.qualified_name) == (path, symbol)), "")
+    return f"{_HOW_WORDS.get(how, 'uses')} `{name}`"
 
 
 def prompt_lines(items: Sequence[ScopeItem]) -> list[str]:

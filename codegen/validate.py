@@ -23,6 +23,7 @@ from .ports import ApiFacts
 from .pycheck import check_parse, check_signature
 from .pytest_runner import SandboxFn, run_tests
 from .related_tests import is_test_file, module_of, needed_files, select_related_tests
+from .renamed_uses import check_removed_names
 from .report import CHECK_ORDER, FAILED, SKIPPED, CheckResult, ValidationReport
 from .sandbox.api import run_in_sandbox
 from .sandbox.protect import SandboxPolicy
@@ -46,8 +47,8 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
                    api_facts: ApiFacts | None = None,
                    draft_paths: Sequence[str] | None = None,
                    sandbox: SandboxFn = run_in_sandbox,
-                   sandbox_policy: SandboxPolicy = DEFAULTS.sandbox_policy
-                   ) -> ValidationReport:
+                   sandbox_policy: SandboxPolicy = DEFAULTS.sandbox_policy,
+                   base_files: Mapping[str, str] | None = None) -> ValidationReport:
     """Check the draft ``files`` (repository files merged with the draft) cheapest first.
 
     ``sandbox_policy`` names the sandbox protections the tests require (default: file and
@@ -58,6 +59,9 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
     ``test_files`` are written next to the draft and run together with nothing else (pass
     ``select_related_tests(...)`` output merged with the generated example tests).
     ``api_facts`` (the indexed libraries) enables the ``api`` check of library calls.
+    ``base_files`` (the repository before the draft) lets the ``signature`` check name every
+    place that still names a function, class or method the draft renamed or removed
+    (``renamed_uses``: dynamic access, ``__all__``, star imports).
     """
     wanted = ALL_CHECKS if checks is None else frozenset(checks)
     if wanted - ALL_CHECKS:
@@ -75,6 +79,7 @@ def validate_draft(files: Mapping[str, str], *, target_path: str,
         if not results[-1].failed:
             results.extend(check_call_sites(files, paths, target_path, expected_symbol,
                                             expected_kind))
+        results.extend(check_removed_names(base_files or {}, files, paths))
     if "api" in wanted and api_facts is not None:
         local = {module_of(p).split(".")[0] for p in files if p.endswith(".py")}
         results.extend(check_library_calls(files, paths, api_facts, local))

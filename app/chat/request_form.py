@@ -53,8 +53,14 @@ def prefill(details: RequestDetails, text: str) -> dict[str, str]:
     return model
 
 
-def advance(form: CatForm, states: FormStates) -> dict[str, str]:
-    """One turn of the form (``states`` is the Cat's ``CatFormState``)."""
+#: Completes a request's details from the repository's index (``projects.lookup``).
+Linker = Callable[[RequestDetails, str], RequestDetails]
+
+
+def advance(form: CatForm, states: FormStates, link: Linker | None = None) -> dict[str, str]:
+    """One turn of the form (``states`` is the Cat's ``CatFormState``); ``link`` completes
+    the target from the index (the file of a symbol the request names, the symbol the named
+    file defines), before the form asks and again after each answer."""
     text = _user_text(form)
     asked = bool(getattr(form, ASKED, False))
     if asked and classify_reply(text) is ReplyIntent.CANCEL:
@@ -64,9 +70,11 @@ def advance(form: CatForm, states: FormStates) -> dict[str, str]:
         form._model = {**prefill(extract_details(text), text), **form._model}
     elif asked:
         _merge(form, extract_details(text))
+    _link(form, link)
     form.validate()
     if form._state != states.COMPLETE and asked:
         form.update()  # the Cat's LLM extraction: the answer was not readable by rule
+        _link(form, link)
     if form._state == states.COMPLETE:
         close_form(form, states)
         return form.submit(form._model)
@@ -88,6 +96,18 @@ def _merge(form: CatForm, details: RequestDetails) -> None:
     for name, value in prefill(details, "").items():
         if name != "request" and not form._model.get(name):
             form._model[name] = value
+
+
+def _link(form: CatForm, link: Linker | None) -> None:
+    """The target linked through the index into the fields still empty."""
+    model = form._model
+    if link is None or "." in str(model.get("symbol") or ""):
+        return
+    details = RequestDetails(target_path=str(model.get("target_path") or ""),
+                             symbol=str(model.get("symbol") or ""),
+                             kind=str(model.get("kind") or ""))
+    linked = link(details, str(model.get("request") or ""))
+    model.update({k: v for k, v in prefill(linked, "").items() if k != "request"})
 
 
 def _user_text(form: CatForm) -> str:

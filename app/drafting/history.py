@@ -108,14 +108,48 @@ def roll_back_draft(session: Session, turn: Turn, which: str) -> str:
     target = _rollback_target(project, task, which)
     if target is None:
         said = " ".join((which or "").split())
-        return (f"I do not know which draft {said!r} is: say a draft number, a commit id, or "
-                f"**the last good draft**.\n\n{draft_history(session, turn)}")
+        return (f"I do not know which draft {said!r} is: {_why_unknown(said, task)}say a draft "
+                f"number, a commit id, or **the last good draft**.\n\n"
+                f"{draft_history(session, turn)}")
     try:
+        if _only_set_aside(project, task, target):
+            return _restore_set_aside(session, turn, project, task, target)
         commit = _move_to(project, task, target)
     except CodeMemoryError as err:
         return f"Cannot roll back: {err}"
     return _restored(session, turn, project, commit, "Back at") + (
         " The newer drafts are kept: say **redo** to restore them.")
+
+
+def _why_unknown(said: str, task: str) -> str:
+    number = re.search(r"\d+", said)
+    return f"task `{task}` has no draft {number.group(0)}; " if number else ""
+
+
+def _only_set_aside(project: Project, task: str, commit: str) -> bool:
+    """Whether ``commit`` is a draft set aside: neither on the task's line nor redoable."""
+    return commit in _set_aside(project, task) and commit not in project.commits.undo_stack(
+        task) and commit not in {c.id for c in _log(project, task)}
+
+
+def _restore_set_aside(session: Session, turn: Turn, project: Project, task: str,
+                       commit: str) -> str:
+    """A draft set aside made the working draft again: its files, meta-code and notes
+    committed on the task's line (the history keeps the original), saying why it was set
+    aside."""
+    info = project.commits.show(commit)
+    restored = project.commits.commit(
+        task, dict(info.files or {}), name=f"{info.name} (restored)",
+        reason=f"{info.name} `{commit[:10]}` restored from the drafts set aside.\n{info.reason}",
+        metacode=dict(info.metacode or {}), snapshot=project.commits.snapshot_of(commit),
+        verdict=info.verdict)
+    if info.good:
+        why = "it was set aside when a newer draft replaced it"
+    else:
+        failed = [line.strip("- ").strip() for line in info.reason.splitlines() if line.strip()]
+        why = "it failed its checks" + (f" ({'; '.join(failed[:3])})" if failed else "")
+    return (f"{info.name} `{commit[:10]}` was set aside: {why}. "
+            + _restored(session, turn, project, restored, "It is the working draft again as"))
 
 
 def _move_to(project: Project, task: str, target: str) -> str:
@@ -143,10 +177,12 @@ def _rollback_target(project: Project, task: str, which: str) -> str | None:
     number = re.fullmatch(r"(?:draft\s*(?:no\.?|number|#)?\s*)?#?(\d+)", wanted)
     if number:
         named = [c.id for c in entries if _draft_number(c.name) == int(number.group(1))]
-        named += [c for c in project.commits.undo_stack(task)
+        named += [c for c in [*project.commits.undo_stack(task), *_set_aside(project, task)]
                   if _draft_number(project.commits.show(c).name) == int(number.group(1))]
         return named[0] if named else None
-    return wanted if COMMIT_ID.match(wanted) else None
+    if not COMMIT_ID.match(wanted):
+        return None
+    return next((c for c in _set_aside(project, task) if c.startswith(wanted)), wanted)
 
 
 def _draft_number(name: str) -> int | None:

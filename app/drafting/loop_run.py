@@ -128,8 +128,11 @@ def repo_sources(root: str, scope: IndexScope) -> dict[str, str]:
     return files
 
 
-def checked_validator(checks: Collection[str]) -> Callable[..., ValidationReport]:
-    """``validate_draft`` running parsing plus the checks the settings leave on.
+def checked_validator(checks: Collection[str], base: Mapping[str, str] | None = None,
+                      ) -> Callable[..., ValidationReport]:
+    """``validate_draft`` running parsing plus the checks the settings leave on; with the
+    repository's files as they were (``base``), a name the draft renamed or removed is
+    checked for the places that still name it (``base_files``).
 
     When the loop asks for specific checks (``("tests",)`` for the meta-code examples), only
     the enabled ones among them run: "Check: tests" off skips the examples too.
@@ -139,6 +142,8 @@ def checked_validator(checks: Collection[str]) -> Callable[..., ValidationReport
     def validate(files: dict[str, str], **kwargs: Any) -> ValidationReport:  # Any: forwarded
         asked = kwargs.get("checks")
         kwargs["checks"] = enabled if asked is None else frozenset(asked) & enabled
+        if base is not None:
+            kwargs.setdefault("base_files", base)
         return validate_draft(files, **kwargs)
 
     return validate
@@ -149,9 +154,9 @@ def run_prepared(project: Project, config: PluginConfig, meta: MetaCode,
                  on_progress: Callable[[ProgressEvent], None]) -> Committed | GaveUp:
     """A draft made without a model (a rename or a move): validated and committed like any
     draft, no LLM call."""
-    deps = LoopDeps(llm=_no_model, store=project.commits, notes=notes,
-                    repo_files=repo_sources(project.root, config.scope),
-                    validator=checked_validator(config.checks), api_facts=api_facts(project))
+    repo = repo_sources(project.root, config.scope)
+    deps = LoopDeps(llm=_no_model, store=project.commits, notes=notes, repo_files=repo,
+                    validator=checked_validator(config.checks, repo), api_facts=api_facts(project))
     return run_prepared_draft(meta, dict(files), deps, task_id=task_id, config=config.loop,
                               on_progress=on_progress)
 
@@ -165,11 +170,12 @@ def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: st
              on_progress: Callable[[ProgressEvent], None],
              should_stop: Callable[[], bool]) -> Committed | GaveUp:
     """One draft-loop run wired from the project, the task's retrieval and the configuration."""
+    repo = repo_sources(project.root, config.scope)
     deps = LoopDeps(
         llm=meter.wrap(PluginLLM(config.native_json)),
         store=ScopedDraftStore(project.commits, task_id, context.episodes),
-        notes=notes, repo_files=repo_sources(project.root, config.scope),
+        notes=notes, repo_files=repo,
         repo_context=context.repo_source, associative=context.associative_source,
-        validator=checked_validator(config.checks), api_facts=api_facts(project))
+        validator=checked_validator(config.checks, repo), api_facts=api_facts(project))
     return run_draft_loop(meta, deps, task_id=task_id, config=config.loop,
                           on_progress=on_progress, should_stop=should_stop)

@@ -11,8 +11,19 @@ file; "apply" writes it, as for any draft.
 
 from __future__ import annotations
 
-from ...codegen import MoveRequest, Refused, RenameRequest, apply_request, structural_metacode
-from ...memory import CodeMemoryError
+from collections.abc import Mapping
+
+from ...codegen import (
+    CodegenError,
+    MetaCode,
+    MoveRequest,
+    Refused,
+    RenameRequest,
+    apply_request,
+    rename_reading,
+    structural_metacode,
+)
+from ...memory import CodeMemoryError, read_file_safely
 from ..projects.lookup import defining_file
 from ..projects.workspace import Turn
 from .loop_run import repo_sources
@@ -42,3 +53,32 @@ def structural_change(session: Session, turn: Turn, request: RenameRequest | Mov
     meta = structural_metacode(request, path, change)
     started = session.start_prepared(turn, project, text, meta, change.files)
     return f"{started}\n\n{change.summary()}"
+
+
+def propose_or_rename(session: Session, turn: Turn, request: Mapping[str, str]) -> str:
+    """The proposal for a code request, unless the model's meta-code reads as a rename
+    (``codegen.rename_reading``: "fetch should be called get"): then the rename is done by
+    structure, or refused with the places named while the proposal keeps waiting."""
+    proposal = session.propose(turn, request)
+    rename = _rename_in_proposal(session, turn, str(request.get("request", "")))
+    if rename is None:
+        return proposal
+    answer = structural_change(session, turn, rename, str(request.get("request", "")))
+    if session.state.awaiting_confirmation:  # refused: the drafted proposal is still there
+        return f"{answer}\n\nDrafted by the model instead, the proposal is:\n\n{proposal}"
+    return answer
+
+
+def _rename_in_proposal(session: Session, turn: Turn, text: str) -> RenameRequest | None:
+    data = session.state.note("metacode") if session.state.awaiting_confirmation else None
+    if not isinstance(data, dict):
+        return None
+    try:
+        meta = MetaCode.from_dict(data)
+        read = read_file_safely(turn.workspace.project().root, meta.target_path,
+                                max_bytes=turn.workspace.config.scope.max_file_bytes)
+    except (CodegenError, CodeMemoryError):
+        return None
+    if read.data is None:
+        return None
+    return rename_reading(meta, text, read.data.decode("utf-8", errors="replace"))

@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
-from ...codegen import is_file_name
+from ...codegen import RequestDetails, candidate_names, is_file_name, target_words
 from ...llm import Meter
 from ...memory import CodeContext, Filters, ScoredMemory
 from ..host.llm_port import metering
@@ -47,6 +47,54 @@ def named_in_file(project: Project, path: str, names: Sequence[str]) -> str:
         limit=200)  # a file defines few entities of one name
     defined = {str((m.get("metadata") or {}).get("name", "")) for m in found} - {""}
     return defined.pop() if len(defined) == 1 else ""
+
+
+def linked_details(project: Project, details: RequestDetails, text: str) -> RequestDetails:
+    """The request's target completed from the index: the file and qualified name of a symbol
+    it names that the index knows in exactly one file (or in the named file); else the first
+    word standing where the thing to change stands (``codegen.target_words``: "add a timeout
+    to *fetch*", plain words included) that the named file defines, or that exactly one file
+    defines; else, with a file named, the one code-shaped name of the message that file
+    defines. Unchanged when nothing links."""
+    path, symbol = details.target_path, details.symbol
+    if symbol:
+        entity = None if "." in symbol else _the_entity(project, symbol, path)
+        if entity is not None:  # "send": ``Client.send``, a method
+            return _details(entity[0], entity[1], details.kind or entity[2])
+        return details if path else _details(defining_file(project, symbol), symbol,
+                                             details.kind)
+    for word in target_words(text):
+        entity = _the_entity(project, word, path)
+        if entity is not None:
+            found_path, qualified, kind = entity
+            return _details(found_path, qualified, details.kind or kind)
+    if path:
+        named = [n for n in candidate_names(text) if n != path and ("_" in n or "." in n)]
+        return _details(path, named_in_file(project, path, named), details.kind)
+    return details
+
+
+def _the_entity(project: Project, name: str, path: str) -> tuple[str, str, str] | None:
+    """``(path, qualified name, kind)`` of the one entity called ``name`` (in ``path`` when
+    given), or None when the index knows none or several."""
+    found = project.code.list_memories({"type": "code_entity", "name": name}, limit=200)
+    entities = {(str(meta.get("path", "")), str(meta.get("qualified_name") or name),
+                 str(meta.get("kind", ""))) for meta in (m.get("metadata") or {} for m in found)}
+    if path:
+        entities = {e for e in entities if e[0] == path or e[0].endswith("/" + path)}
+    if len({e[:2] for e in entities}) != 1:
+        return None
+    found_path, qualified, kind = entities.pop()
+    return found_path, qualified, _KINDS.get(kind, "")
+
+
+#: The index's entity kinds as the request's ``kind``.
+_KINDS = {"function": "function", "async_function": "function", "method": "method",
+          "async_method": "method", "class": "class"}
+
+
+def _details(path: str, symbol: str, kind: str) -> RequestDetails:
+    return RequestDetails(target_path=path, symbol=symbol, kind=kind)
 
 
 class IndexedNames:

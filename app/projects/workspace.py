@@ -11,11 +11,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from ...memory import check_repository_root
+from ...codegen import RequestDetails
+from ...memory import CodeMemoryError, check_repository_root
 from ..host.cat_types import CatHost, Storage, StrayCat
 from ..host.core_config import PluginConfig, ProjectConfig
 from ..host.environment import cat_data_dir, data_dir, plugin_settings
 from ..host.settings_model import PluginSettings
+from .lookup import linked_details
 from .registry import CatVectors, Project, Registry
 
 log = logging.getLogger(__name__)
@@ -48,6 +50,17 @@ class Workspace:
     def project_unless_building(self) -> Project | None:
         """The project, or ``None`` while another caller (the start-up pass) builds it."""
         return self.registry.project_unless_building(*self._wanted())
+
+    def link_target(self, details: RequestDetails, text: str) -> RequestDetails:
+        """A request's target completed from the index (``lookup.linked_details``); unchanged
+        without a usable repository."""
+        if not self.repository_configured:
+            return details
+        try:
+            return linked_details(self.project(), details, text)
+        except CodeMemoryError as err:
+            log.info("no index link for the request: %s", err)
+            return details
 
     def _wanted(self) -> tuple[ProjectConfig, CatVectors]:
         config = self.config

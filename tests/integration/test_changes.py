@@ -87,3 +87,42 @@ def test_a_rename_refused_for_a_dynamic_use(changes_cat):
         assert refused.startswith("I did not rename `fmt_ts`: nothing was changed."), refused
         assert "app/hooks.py:5" in refused
     assert (repo / "utils" / "time.py").read_text() == files["utils/time.py"]
+
+
+PLAIN_REQUEST = "add a timeout parameter to fetch and pass it from every caller " \
+                "(default 10 seconds)"
+
+
+def _ripple_by_plain_word(run, chat, llm, *, answer_file):
+    first = chat.say(PLAIN_REQUEST)["text"]
+    if answer_file:
+        assert first.startswith("Which file should the code go in?"), first
+        proposal = chat.say("net/http.py")["text"]
+    else:
+        assert "Which file" not in first, first
+        proposal = first
+    assert "`fetch` (net/http.py:1-2) is used in 3 places in 2 files" in proposal, proposal
+    assert "**Scope**" in proposal and "`app/cli.py` :: `main`" in proposal, proposal
+    assert chat.say("go")["text"].startswith("Drafting `fetch`")
+    cat_harness.wait_for_draft(run, "alice")
+    result = chat.wait_for(lambda f: str(f.get("content", "")).startswith(
+        "Draft committed"), timeout=120)
+    assert result is not None, [str(f.get("content"))[:400] for f in chat.frames[-4:]]
+    assert "3 file(s) changed" in result["content"]
+    assert chat.say("apply")["text"].startswith("Applied draft `")
+
+
+@pytest.mark.parametrize("several", [False, True], ids=["one-file", "asks-for-the-file"])
+def test_a_ripple_whose_target_is_a_plain_word(changes_cat, several):
+    """"fetch" is linked through the index: with one file defining it the form does not ask;
+    with two it asks, and the answer links it; either way the callers are the scope and the
+    committed change updates them."""
+    files = {**REPO, "net/mock.py": "def fetch(url):\n    return 'mock'\n"} if several else REPO
+    repo, booted = changes_cat(files)
+    with booted as run:
+        llm = _start(run)
+        with run.session("alice") as chat:
+            _ripple_by_plain_word(run, chat, llm, answer_file=several)
+    assert "http.fetch(argv[0], 10)" in (repo / "app" / "cli.py").read_text()
+    assert "fetch(url, timeout)" in (repo / "app" / "main.py").read_text()
+    assert "def fetch(url, timeout):" in (repo / "net" / "http.py").read_text()

@@ -55,7 +55,6 @@ def test_the_user_narrows_and_widens_the_scope_like_any_field() -> None:
     ([{"path": "../x.py", "symbol": "f", "why": "w"}], "scope[0].path: '../x.py': '..'"),
     ([{"path": "a.py", "symbol": "not a name", "why": "w"}], "is not a qualified Python name"),
     ([{"path": "net/http.py", "symbol": "fetch", "why": "w"}], "the target itself"),
-    ([{"path": "a.py", "symbol": "f", "why": ""}], "scope[0].why: say what changes there"),
     ([{"path": "a.py", "why": "w", "extra": 1}], "scope[0]: unknown keys ['extra']"),
     ("app/main.py", "scope: must be a list of objects"),
 ])

@@ -111,3 +111,81 @@ def test_a_draft_that_does_not_exist_is_answered_with_the_history(drafted, which
     reply = roll_back(cat, which)
     assert reply.startswith("I do not know which draft") and "Drafts of task" in reply, reply
     assert "unsafe" not in reply
+
+
+BAD_SLUG = "def slugify(text: str, sep: str = '-') -> str:\n    return text\n"
+#: Failing drafts, each different (the loop stops on a repeated one).
+BAD_SLUGS = [BAD_SLUG, "def slugify(text: str, sep: str = '-') -> str:\n    return sep\n"]
+
+
+@pytest.fixture
+def set_aside(tmp_path, monkeypatch):
+    """A user whose draft 1 failed its checks (set aside by the loop) and draft 2 passed."""
+    return _drafts_with_failures(tmp_path, monkeypatch, 1)
+
+
+def _drafts_with_failures(tmp_path, monkeypatch, failures):
+    from ..codegen.helpers_codegen import entity
+    repo = tmp_path / "workspace"
+    (repo / "text").mkdir(parents=True)
+    (repo / "text" / "slug.py").write_text("def other():\n    return 1\n")
+    cat, _, _ = make_cat(tmp_path, repo)
+    settings_of(cat).update(extended_loop=False, check_judge=False)
+    drafts = iter(BAD_SLUGS[:failures])
+
+    def reply(prompt):
+        if prompt.startswith("You write Python code for one goal"):
+            code = next(drafts, None)
+            if code is not None:
+                return entity("text/slug.py", "slugify", code)
+        return answer(prompt)
+
+    monkeypatch.setattr(llm_port, "cat_llm", FunctionLLM(reply, limit=80))
+    say(cat, REQUEST)
+    say(cat, "go")
+    wait_for_draft(cat)
+    return cat, repo / "text" / "slug.py"
+
+
+def test_roll_back_to_a_set_aside_draft_says_it_failed_and_restores_it(set_aside):
+    cat, target = set_aside
+    listing = say(cat, "show the draft history")
+    assert "Tried and set aside" in listing and "- draft 1: slugify rejected `" in listing, listing
+    assert "- draft 2: slugify passes all checks `" in listing
+    back = say(cat, "roll back to draft 1")
+    assert back.startswith("draft 1: slugify rejected `") and "was set aside: it failed its " \
+        "checks (" in back, back
+    assert "It is the working draft again as draft 1: slugify rejected (restored)" in back
+    listing = say(cat, "show the draft history")
+    assert "- draft 1: slugify rejected (restored) `" in listing and "← current" in listing
+    assert say(cat, "apply").startswith("Applied draft `")
+    assert "return text\n" in target.read_text()  # the set-aside draft's code
+    again = say(cat, "roll back to draft 2")  # the README's phrase, back on the line
+    assert again.startswith("Back at draft 2: slugify passes all checks"), again
+    assert say(cat, "roll back to draft 1").startswith(
+        "Back at draft 1: slugify rejected (restored)")  # now on the line: no second copy
+
+
+def test_roll_back_to_a_set_aside_draft_by_its_commit_id(set_aside):
+    cat, _ = set_aside
+    listing = say(cat, "show the draft history")
+    short = listing.split("- draft 1: slugify rejected `")[1][:10]
+    reply = roll_back(cat, short)
+    assert "was set aside: it failed its checks" in reply and "working draft again" in reply
+    current = state_of(cat).commit_id
+    assert current and not current.startswith(short)  # a new commit on the line holds it
+
+
+def test_a_draft_number_the_history_lacks_is_refused_with_the_reason(set_aside):
+    cat, _ = set_aside
+    reply = roll_back(cat, "draft 9")
+    assert reply.startswith("I do not know which draft 'draft 9' is: task `") and \
+        "has no draft 9" in reply and "Drafts of task" in reply, reply
+
+
+def test_the_readme_roll_back_to_draft_2_when_draft_2_was_set_aside(tmp_path, monkeypatch):
+    cat, _ = _drafts_with_failures(tmp_path, monkeypatch, 2)
+    assert "- draft 3: slugify passes all checks `" in say(cat, "show the draft history")
+    back = say(cat, "roll back to draft 2")
+    assert back.startswith("draft 2: slugify rejected `") and "failed its checks" in back, back
+    assert "draft 2: slugify rejected (restored) `" in say(cat, "show the draft history")
