@@ -182,6 +182,24 @@ $tests
 Answer with ONE JSON object and nothing else:
 {"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"]}
 """,
+    "review_docs": """You are a senior peer reviewer. Review the accepted draft against its goal, and
+write its documentation.
+$data_rule
+
+Goal (meta-code):
+$metacode
+
+Draft:
+$draft
+
+Test results:
+$tests
+
+Answer with ONE JSON object and nothing else:
+{"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"],
+ "docstring": "the docstring text for $symbol (no quotes)",
+ "note": "a short Markdown note for the user"}
+""",
     "tie_break": """Does the chat message below ask to write, add, implement, change, fix or
 refactor source code?
 $data_rule
