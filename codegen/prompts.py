@@ -182,8 +182,8 @@ $tests
 Answer with ONE JSON object and nothing else:
 {"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"]}
 """,
-    "review_docs": """You are a senior peer reviewer. Review the accepted draft against its goal, and
-write its documentation.
+    "review_docs": """You are a senior peer reviewer. Review the accepted draft against its goal,
+and write its documentation.
 $data_rule
 
 Goal (meta-code):

@@ -31,7 +31,7 @@ def scripted(gen_replies: list[str], review: dict | str | None = None,
             return judge_pass()
         reviewed = review if isinstance(review, str) else json.dumps(
             review or {"verdict": "approve", "comments": []})
-        if "and\nwrite its documentation" in prompt:  # one call: review and documentation
+        if "and write its documentation" in prompt:  # one call: review and documentation
             return merged(reviewed, docs)
         if "Write documentation for the accepted draft" in prompt:
             return docs
