@@ -52,6 +52,8 @@ Answer with ONE JSON object and nothing else, with exactly these keys:
               {"call": "name(bad)", "raises": "ValueError"}],
  "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."]}
 Examples are Python call expressions whose results are JSON values; give at least two.
+An acceptance check that an example's result alone shows ends with that call, as in
+"punctuation is ignored (shown by count_words('hi, there!'))": the passing example settles it.
 """,
     "metacode_scope": """You turn a programming request into META-CODE: a precise, testable goal.
 $data_rule
@@ -75,6 +77,8 @@ Answer with ONE JSON object and nothing else, with exactly these keys:
  "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."],
  "scope": [{"path": "relative/path.py", "symbol": "Qualified.name", "why": "what changes"}]}
 Examples are Python call expressions whose results are JSON values; give at least two.
+An acceptance check that an example's result alone shows ends with that call, as in
+"punctuation is ignored (shown by count_words('hi, there!'))": the passing example settles it.
 "scope" lists every OTHER place this change must edit so the code keeps working (a caller
 whose call must change, a test that must follow the new behaviour), each with why; take them
 from the uses above. Leave it [] when every use keeps working unchanged.
