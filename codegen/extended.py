@@ -243,7 +243,7 @@ def _review_and_docs(deps: ExtendedDeps, files: dict[str, str], report: Validati
             Review("unreadable"), [f"the peer review could not be read after {asked.calls} "
                                    f"attempt(s) ({asked.refusal}); the draft was not reviewed"])
     value = asked.value
-    reviewed = Review(value.verdict, tuple(value.comments)), []
+    reviewed: _Reviewed = Review(value.verdict, tuple(value.comments)), []
     if value.docstring is None:
         return (("", value.note, ["the documentation step gave no docstring; none added"]),
                 reviewed)

@@ -30,7 +30,7 @@ from .outcomes import DraftOutcome, LoopStatus, commit_verdict, is_baseline
 from .prompts import data_block, draft_blocks, render
 from .report import FAILED, CheckResult, ValidationReport
 from .scope_draft import baseline_files, change_paths, checked_paths, related_tests, scope_code
-from .testgen import check_coverage, example_tests
+from .testgen import example_tests
 
 #: How the loop names a draft's commit; the number is what the user sees and rolls back to.
 DRAFT_NAME = re.compile(r"draft (\d+):")

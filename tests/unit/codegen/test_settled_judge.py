@@ -18,7 +18,8 @@ from .loop_support import TASK, judge_pass, notes, real_or_interim, store  # noq
 
 VALIDATE, SELECT = real_or_interim()
 PATH = "text/slug.py"
-REPO = {"text/__init__.py": "", PATH: "def slugify(text, sep='-'):\n    raise NotImplementedError\n"}
+REPO = {"text/__init__.py": "",
+        PATH: "def slugify(text, sep='-'):\n    raise NotImplementedError\n"}
 CITED = ["words are joined with sep (shown by slugify('A b', sep='_'))",
          'output is lower-case (shown by: slugify("Hello World")).']
 PASSING = ValidationReport((CheckResult("parse", PASSED), CheckResult("examples", PASSED)))
