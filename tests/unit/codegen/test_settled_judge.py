@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from codemem.codegen.judge import settled_verdict
 from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
-from codemem.codegen.report import PASSED, SKIPPED, CheckResult, ValidationReport
+from codemem.codegen.report import FAILED, PASSED, SKIPPED, CheckResult, ValidationReport
 from codemem.codegen.testgen import check_coverage
 
 from ...fakes import ScriptedLLM
@@ -56,6 +56,10 @@ def test_skipped_or_missing_example_runs_settle_nothing() -> None:
     assert settled_verdict(meta, PASSING) is not None
     skipped = ValidationReport((CheckResult("examples", SKIPPED),))
     assert settled_verdict(meta, skipped) is None
+    placeholder = PASSING.add(CheckResult("examples", SKIPPED, "no such examples"))
+    assert settled_verdict(meta, placeholder) is not None  # no raising examples: not a skip
+    failed = PASSING.add(CheckResult("examples", FAILED, "returned 1, expected 2"))
+    assert settled_verdict(meta, failed) is None
     assert settled_verdict(meta, ValidationReport((CheckResult("parse", PASSED),))) is None
 
 
@@ -108,3 +112,13 @@ def test_a_draft_failing_its_examples_is_not_judged(store) -> None:  # noqa: F81
     assert [p.split("\n", 1)[0][:30] for p in llm.prompts] == [
         "You write Python code for one ", "You write Python code for one ",
         "You are a strict reviewer comp"]
+
+
+def test_value_examples_only_settle_too(store) -> None:  # noqa: F811
+    """No raising example: the generated file's empty raise case is a placeholder skip."""
+    meta = slug_meta(examples=[{"call": "slugify('Hello World')", "expected": "hello-world"},
+                               {"call": "slugify('A b', sep='_')", "expected": "a_b"}],
+                     acceptance_checks=CITED)
+    llm = ScriptedLLM(entity(PATH, "slugify", GOOD_SLUG))
+    outcome = run(llm, store, meta)
+    assert isinstance(outcome, Committed) and llm.calls == 1
