@@ -11,7 +11,8 @@ model (tests/integration/cat_doubles.py), indexes a six-file repository and meas
     extraction, exit checks, final answers, when they happen);
 (c) a change with callers: "add a timeout parameter to fetch_json ... and pass it from every
     caller", whose meta-code has a scope (two callers in two files), two iterations (the first
-    reply forgets a caller, which the call-site check names), the same default settings.
+    reply forgets a caller, which the call-site check names), the same default settings;
+(d) a rollback of (b)'s task to its start ("roll back to the start").
 
 Every prompt the Cat's model receives is counted, whoever sends it; scoring calls are also
 shown apart (their number depends on the scoring mode: pointwise is one call per candidate).
@@ -60,7 +61,9 @@ METACODE = {
     "outputs": [{"name": "return", "type": "int", "description": "the number of words"}],
     "examples": [{"call": "word_count('a b c')", "expected": 3},
                  {"call": "word_count('hi, there!')", "expected": 2}],
-    "constraints": ["standard library only"], "acceptance_checks": ["punctuation is ignored"],
+    "constraints": ["standard library only"],
+    # cited as the meta-code prompt asks: the passing example settles the check (no judge)
+    "acceptance_checks": ["punctuation is ignored (shown by word_count('hi, there!'))"],
     "assumptions": []}
 WRONG = ("```python entity=text_utils.py::word_count\ndef word_count(text: str) -> int:\n"
          "    return len(text)\n```\n")
@@ -88,6 +91,9 @@ RULES = [
     ("You write Python code for one goal", [WRONG, GOOD]),
     ("You are a strict reviewer", json.dumps({"checks": [{"check": 1, "pass": True,
                                                           "reason": "ok"}]})),
+    ("and write its documentation",  # the review and the documentation, in one call
+     json.dumps({"verdict": "approve", "comments": [], "docstring": "Count the words of text.",
+                 "note": "word_count added"})),
     ("Write documentation for the accepted draft",
      json.dumps({"docstring": "Count the words of text.", "note": "word_count added"})),
     ("You are a senior peer reviewer", json.dumps({"verdict": "approve", "comments": []})),
@@ -139,6 +145,15 @@ def request(run: cat_harness.CatRun) -> dict:
     return out
 
 
+def rollback(run: cat_harness.CatRun) -> dict:
+    mark = len(run.script.prompts)
+    with run.session("writer") as chat:
+        answer = chat.say("roll back to the start")
+    out = report("(d) rollback of (b)'s task to its start", run.script.prompts[mark:])
+    out["result"] = str(answer.get("text", "")).split("\n", 1)[0]
+    return out
+
+
 def change_with_callers(run: cat_harness.CatRun) -> dict:
     mark = len(run.script.prompts)
     with run.session("changer") as chat:
@@ -174,7 +189,7 @@ def main() -> int:
         run.script.tools = [("index my repository", "index_code_repository")]
         run.chat("index my repository", user="indexer")
         cat_harness.wait_for_indexing(run)
-        results = [question(run), request(run), change_with_callers(run)]
+        results = [question(run), request(run), rollback(run), change_with_callers(run)]
     for result in results:
         print(json.dumps(result, indent=1))
     return 0

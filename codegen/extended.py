@@ -1,8 +1,10 @@
 """The extended loop: what happens after a commit (README, "Extended steps").
 
 Step 4 (concurrent): run the tests again and measure performance of the examples in the sandbox
-against the previous good draft. Step 5 (concurrent): generate documentation and ask an LLM peer
-review, both read by the ``llm`` layer and re-asked (with the refusal) within a small budget.
+against the previous good draft. Step 5: ask an LLM peer review and the documentation in ONE
+call (each alone when the other is switched off), read by the ``llm`` layer and re-asked (with
+the refusal) within a small budget; a reply that gives a verdict but no docstring leaves the
+draft undocumented, never unreviewed.
 Review feedback asking for changes becomes ONE more iteration when the loop's budget allows (the
 loop supplies it as the ``revise`` callback, so this module never imports the loop); changes not
 applied are handed back to the user, never dropped. The documented draft is validated again before
@@ -19,13 +21,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..llm.errors import ReplyRefused
+from ..llm.reader import read_reply
 from ..llm.retry import ask
 from .edits.entity import add_docstring
 from .metacode import MetaCode
 from .outcomes import DraftOutcome, commit_verdict
 from .ports import DraftStore, JsonObject, SandboxRun
 from .prompts import data_block, draft_blocks, render
-from .reply_models import docs_spec, review_spec
+from .reply_models import docs_spec, review_docs_spec, review_spec
 from .report import FAILED, SKIPPED, CheckResult, ValidationReport
 from .sandbox.protect import SandboxPolicy
 
@@ -139,10 +143,8 @@ def run_extended(deps: ExtendedDeps, files: dict[str, str], commit_id: str,
         report = report.add(CheckResult("performance", FAILED, "; ".join(comparison.regressions)))
     if not report.ok:
         return ExtendedResult(False, report, "", files, perf=comparison)
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-ext") as pool:
-        docs = pool.submit(_docs, deps, files, config)
-        review = pool.submit(_review, deps, files, report, config)
-        (docstring, note, doc_warnings), (rev, rev_warnings) = docs.result(), review.result()
+    (docstring, note, doc_warnings), (rev, rev_warnings) = _review_and_docs(deps, files, report,
+                                                                           config)
     warnings = [*doc_warnings, *rev_warnings]
     files, commit_id, unapplied = _incorporate(deps, rev, files, commit_id, config, warnings)
     final_id = _finalise(deps, files, commit_id, docstring, note, config, warnings)
@@ -219,6 +221,47 @@ def compare_perf(current: PerfMetrics, previous: PerfMetrics | None,
         found.append(f"peak memory {current.peak_bytes} bytes, previous draft "
                      f"{previous.peak_bytes} bytes")
     return PerfComparison(current, previous, tuple(found))
+
+
+_Docs = tuple[str, str, list[str]]
+_Reviewed = tuple[Review | None, list[str]]
+
+
+def _review_and_docs(deps: ExtendedDeps, files: dict[str, str], report: ValidationReport,
+                     config: ExtendedConfig) -> tuple[_Docs, _Reviewed]:
+    """Step 5: the peer review and the documentation, in ONE call when both are on."""
+    if not (config.documentation and config.peer_review):
+        return _docs(deps, files, config), _review(deps, files, report, config)
+    deps.emit("review", "started", "")
+    deps.emit("documentation", "started", "")
+    prompt = render("review_docs", metacode=deps.meta.render_for_prompt(),
+                    draft=draft_blocks(files, deps.meta.target_path), symbol=deps.meta.symbol,
+                    tests=data_block("test_results", "sandbox", report.as_feedback()))
+    asked = ask(deps.llm, prompt, review_docs_spec(), attempts=config.reply_attempts)
+    if asked.value is None:
+        return _salvaged_docs(asked.replies, asked.calls, asked.refusal), (
+            Review("unreadable"), [f"the peer review could not be read after {asked.calls} "
+                                   f"attempt(s) ({asked.refusal}); the draft was not reviewed"])
+    value = asked.value
+    reviewed: _Reviewed = Review(value.verdict, tuple(value.comments)), []
+    if value.docstring is None:
+        return (("", value.note, ["the documentation step gave no docstring; none added"]),
+                reviewed)
+    return (value.docstring, value.note, []), reviewed
+
+
+def _salvaged_docs(replies: tuple[str, ...], calls: int, refusal: str) -> _Docs:
+    """The documentation of a merged answer whose review part stayed unreadable (the newest
+    reply that holds one), so a missing verdict costs the review, not the docstring too."""
+    for reply in reversed(replies):
+        try:
+            docs = read_reply(reply, docs_spec())
+        except ReplyRefused:
+            continue
+        if docs.docstring:
+            return docs.docstring, docs.note, []
+    return "", "", [f"the documentation could not be read after {calls} attempt(s) "
+                    f"({refusal}); no docstring added"]
 
 
 def _docs(deps: ExtendedDeps, files: dict[str, str], config: ExtendedConfig

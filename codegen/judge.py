@@ -4,11 +4,16 @@ Why a judge on top of tests: examples cover a few points, acceptance checks stat
 network access", "O(n)"). The answer is read by the ``llm`` layer (reasoning blocks, the last
 answer, repaired slips); one it cannot read is asked for again with the exact refusal, and after
 the budget it counts as DISAGREEMENT: an unreadable verdict must never let a draft through.
+
+Only a draft that passed validation and its examples is judged. When every acceptance check
+cites passing tests that show it (``testgen.check_coverage``), those tests settle the verdict
+and no judge is asked (:func:`settled_verdict`): the verdict is recorded with what settled each
+check. One check without such a citation and the judge answers for all of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +23,8 @@ from ..llm.retry import ask
 from .metacode import MetaCode
 from .prompts import data_block, draft_blocks, render
 from .reply_models import judge_spec
-from .report import FAILED, PASSED, CheckResult, ValidationReport
+from .report import FAILED, PASSED, SKIPPED, CheckResult, ValidationReport
+from .testgen import check_coverage
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,8 @@ class JudgeVerdict:
     checks: tuple[CheckVerdict, ...]
     error: str = ""
     calls: int = 1
+    #: True when passing tests settled every check (no judge was asked)
+    settled: bool = False
 
     @property
     def passed(self) -> bool:
@@ -51,15 +59,16 @@ class JudgeVerdict:
                 "disagreement"),))
         failed = [c for c in self.checks if not c.passed]
         if not failed:
-            return ValidationReport((CheckResult("judge", PASSED,
-                                                 f"{len(self.checks)} acceptance check(s) met"),))
+            how = " by the tests that show them (no judge asked)" if self.settled else ""
+            return ValidationReport((CheckResult(
+                "judge", PASSED, f"{len(self.checks)} acceptance check(s) met{how}"),))
         return ValidationReport(tuple(
             CheckResult("judge", FAILED, f"acceptance check not met: {c.check} ({c.reason})",
                         where=f"acceptance check {c.index}") for c in failed))
 
     def to_dict(self) -> dict[str, Any]:
         return {"passed": self.passed, "error": self.error, "calls": self.calls,
-                "checks": [vars(c).copy() for c in self.checks]}
+                "settled_by_tests": self.settled, "checks": [vars(c).copy() for c in self.checks]}
 
 
 def judge_draft(meta: MetaCode, files: Mapping[str, str], tests: ValidationReport | str, *,
@@ -81,6 +90,27 @@ def judge_draft(meta: MetaCode, files: Mapping[str, str], tests: ValidationRepor
     return JudgeVerdict(_verdicts(asked.value, checks), calls=asked.calls)
 
 
+def settled_verdict(meta: MetaCode, report: ValidationReport,
+                    repo_tests: Sequence[str] = ()) -> JudgeVerdict | None:
+    """The verdict the passing tests give when every acceptance check cites tests that ran and
+    passed in ``report`` (the draft's validation and examples); None when one check is not
+    covered so (the judge must answer). Skipped tests settle nothing."""
+    checks = meta.acceptance_checks
+    coverage = check_coverage(meta, tuple(repo_tests) if _all_passed(report, "tests") else (),
+                              examples=_all_passed(report, "examples"))
+    if not checks or any(i not in coverage for i in range(1, len(checks) + 1)):
+        return None
+    return JudgeVerdict(tuple(CheckVerdict(i, c, True, f"shown by {coverage[i]}, which passed")
+                              for i, c in enumerate(checks, 1)), calls=0, settled=True)
+
+
+def _all_passed(report: ValidationReport, check: str) -> bool:
+    """Tests of ``check`` ran (one passed at least) and none failed (a skip is a placeholder,
+    such as the empty list of raising examples)."""
+    statuses = [r.status for r in report.results if r.check == check]
+    return PASSED in statuses and all(status in (PASSED, SKIPPED) for status in statuses)
+
+
 def parse_verdict(reply: str, checks: tuple[str, ...]) -> tuple[CheckVerdict, ...]:
     """Read ``{"checks": [{"check": n, "pass": bool, "reason": str}]}``; ValueError if unusable."""
     return _verdicts(read_reply(reply, judge_spec(checks)), checks)
@@ -92,4 +122,5 @@ def _verdicts(reply: Any, checks: tuple[str, ...]) -> tuple[CheckVerdict, ...]:
                  for i in sorted(by_number))
 
 
-__all__ = ["CheckVerdict", "JudgeVerdict", "ReplyRefused", "judge_draft", "parse_verdict"]
+__all__ = ["CheckVerdict", "JudgeVerdict", "ReplyRefused", "judge_draft", "parse_verdict",
+           "settled_verdict"]

@@ -4,7 +4,8 @@ One iteration runs three concurrent steps on a ThreadPoolExecutor (README, "One 
 context from the repository, the task's commit history and associative sources; (2) generation
 of the modifications and extraction of the source the validation needs; (3) validation (cheapest
 first, repository tests in the sandbox) and comparison with the objective (the meta-code
-examples as tests in the sandbox, then the LLM judge). Every draft is a commit: a passing one is
+examples as tests in the sandbox, then, for a draft that passed both, the LLM judge, unless the
+passing tests show every acceptance check). Every draft is a commit: a passing one is
 ``passed``, a failing one ``failed`` and immediately rolled back to the last good commit, so the
 task's history says what was tried and why it failed. The exact failure is fed into the next
 iteration.
@@ -21,7 +22,7 @@ from typing import Any
 
 from .edits.api import Applied, apply_reply
 from .extended import ExtendedDeps, ExtendedResult, Revised, run_extended
-from .judge import JudgeVerdict, judge_draft
+from .judge import JudgeVerdict, judge_draft, settled_verdict
 from .loop_context import LoadedContext, load_context
 from .loop_state import LoopConfig, LoopDeps, LoopStats, ProgressEvent, RunState
 from .metacode import MetaCode
@@ -243,14 +244,16 @@ class _Loop:
 
     def _check(self, files: dict[str, str], repo_tests: dict[str, str],
                ex_tests: dict[str, str]) -> ValidationReport:
-        """Step 3: validation and comparison with the objective, concurrently."""
+        """Step 3: validation and the examples concurrently, then the judge for a draft that
+        passed both (a failing draft is rejected whatever a judge would say: no call)."""
         s = self.s
         s.emit("validate", "started")
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-val") as pool:
             valid_f = pool.submit(self._validate, files, repo_tests, None)
-            objective_f = pool.submit(self._objective, files, ex_tests)
-            valid, (ex_report, verdict) = valid_f.result(), objective_f.result()
+            examples_f = pool.submit(self._examples, files, ex_tests)
+            valid, ex_report = valid_f.result(), examples_f.result()
         report = valid.merge(ex_report)
+        verdict = self._judge(files, report, ex_report, repo_tests) if report.ok else None
         if verdict is not None:
             report = report.merge(verdict.as_report())
             s.note(f"iter{s.draft_no}.judge", verdict.to_dict())
@@ -259,21 +262,23 @@ class _Loop:
                "all checks passed" if report.ok else report.as_feedback(300))
         return report
 
-    def _objective(self, files: dict[str, str], ex_tests: dict[str, str]
-                   ) -> tuple[ValidationReport, JudgeVerdict | None]:
+    def _examples(self, files: dict[str, str], ex_tests: dict[str, str]) -> ValidationReport:
+        """The examples' run as ``examples`` results: the test runs, and any other check that
+        failed on the way (a passing parse says nothing the validation does not)."""
+        ran = self._validate(files, ex_tests, ("tests",)).results if ex_tests else ()
+        return ValidationReport(tuple(CheckResult("examples", r.status, r.message, r.where)
+                                      for r in ran if r.check == "tests" or not r.status.ok))
+
+    def _judge(self, files: dict[str, str], report: ValidationReport,
+               ex_report: ValidationReport, repo_tests: dict[str, str]) -> JudgeVerdict | None:
+        """The judge's verdict, or the passing tests' when they show every acceptance check."""
         s = self.s
-        ex_report = ValidationReport()
-        if ex_tests:
-            ex_report = self._validate(files, ex_tests, ("tests",))
-            ex_report = ValidationReport(tuple(
-                CheckResult("examples", r.status, r.message, r.where) for r in ex_report.results))
-            if not ex_report.ok:
-                return ex_report, None
-        if not s.config.judge:
-            return ex_report, None
+        settled = settled_verdict(self.meta, report, tuple(repo_tests)) if s.config.judge else None
+        if settled is not None or not s.config.judge:
+            return settled
         s.emit("judge", "started")
-        return ex_report, judge_draft(self.meta, files, ex_report or "(no example tests)",
-                                      llm=s.judge_llm, attempts=s.config.judge_attempts)
+        return judge_draft(self.meta, files, ex_report or "(no example tests)",
+                           llm=s.judge_llm, attempts=s.config.judge_attempts)
 
     def _validate(self, files: dict[str, str], tests: dict[str, str],
                   checks: tuple[str, ...] | None) -> ValidationReport:

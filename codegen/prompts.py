@@ -52,6 +52,8 @@ Answer with ONE JSON object and nothing else, with exactly these keys:
               {"call": "name(bad)", "raises": "ValueError"}],
  "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."]}
 Examples are Python call expressions whose results are JSON values; give at least two.
+An acceptance check that an example's result alone shows ends with that call, as in
+"punctuation is ignored (shown by count_words('hi, there!'))": the passing example settles it.
 """,
     "metacode_scope": """You turn a programming request into META-CODE: a precise, testable goal.
 $data_rule
@@ -75,6 +77,8 @@ Answer with ONE JSON object and nothing else, with exactly these keys:
  "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."],
  "scope": [{"path": "relative/path.py", "symbol": "Qualified.name", "why": "what changes"}]}
 Examples are Python call expressions whose results are JSON values; give at least two.
+An acceptance check that an example's result alone shows ends with that call, as in
+"punctuation is ignored (shown by count_words('hi, there!'))": the passing example settles it.
 "scope" lists every OTHER place this change must edit so the code keeps working (a caller
 whose call must change, a test that must follow the new behaviour), each with why; take them
 from the uses above. Leave it [] when every use keeps working unchanged.
@@ -181,6 +185,24 @@ $tests
 
 Answer with ONE JSON object and nothing else:
 {"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"]}
+""",
+    "review_docs": """You are a senior peer reviewer. Review the accepted draft against its goal,
+and write its documentation.
+$data_rule
+
+Goal (meta-code):
+$metacode
+
+Draft:
+$draft
+
+Test results:
+$tests
+
+Answer with ONE JSON object and nothing else:
+{"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"],
+ "docstring": "the docstring text for $symbol (no quotes)",
+ "note": "a short Markdown note for the user"}
 """,
     "tie_break": """Does the chat message below ask to write, add, implement, change, fix or
 refactor source code?

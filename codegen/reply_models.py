@@ -1,5 +1,9 @@
 """The judge's, the reviewer's and the documentation step's answers, as reply models.
 
+After a commit the review and the documentation are asked in ONE call when both are on
+(:class:`ReviewDocsReply`): the verdict is what is required (a reply without one is re-asked),
+the docstring and note are optional (a reply without them is a draft left undocumented).
+
 Each model states what its values may be and which spellings mean the same key; the ``llm``
 reader does the rest (reasoning blocks, answer choice, JSON repair). What is refused here is what
 two readers could read differently: a check with two verdicts, a review asking for changes it does
@@ -190,18 +194,23 @@ class DocsReply(ReplyModel):
     @field_validator("docstring", mode="before")
     @classmethod
     def _docstring(cls, value: Any) -> str | None:
-        if isinstance(value, list) and all(isinstance(v, str) for v in value):
-            value = "\n".join(value)
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            raise ValueError(f"the docstring must be text, got {type(value).__name__}")
-        return clean_docstring(value) or None
+        return docstring_value(value)
 
     @field_validator("note", mode="before")
     @classmethod
     def _note(cls, value: Any) -> str:
         return "" if value is None else str(value).strip()
+
+
+def docstring_value(value: Any) -> str | None:
+    """A reply's docstring: text (lines joined), None when absent or empty."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = "\n".join(value)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"the docstring must be text, got {type(value).__name__}")
+    return clean_docstring(value) or None
 
 
 def clean_docstring(text: str) -> str:
@@ -217,6 +226,31 @@ def clean_docstring(text: str) -> str:
 
 def docs_spec() -> ReplySpec[DocsReply]:
     return model_spec(DocsReply, "the documentation (a docstring and a note)", ("docstring",),
+                      truncatable=frozenset({"note"}))
+
+
+class ReviewDocsReply(ReviewReply):
+    """``{"verdict": ..., "comments": [...], "docstring": str | null, "note": str}``."""
+
+    synonyms: ClassVar[Mapping[str, str]] = {**ReviewReply.synonyms, **DocsReply.synonyms}
+    docstring: str | None = None
+    note: str = ""
+
+    @field_validator("docstring", mode="before")
+    @classmethod
+    def _docstring(cls, value: Any) -> str | None:
+        return docstring_value(value)
+
+    @field_validator("note", mode="before")
+    @classmethod
+    def _note(cls, value: Any) -> str:
+        return "" if value is None else str(value).strip()
+
+
+def review_docs_spec() -> ReplySpec[ReviewDocsReply]:
+    """The merged after-commit answer: a review verdict (required) and the documentation."""
+    return model_spec(ReviewDocsReply, "a review verdict with the documentation",
+                      ("verdict", "comments", "approved", "decision", "docstring"),
                       truncatable=frozenset({"note"}))
 
 

@@ -1,9 +1,16 @@
-"""Meta-code examples -> a pytest file that runs in the sandbox.
+"""Meta-code examples -> a pytest file that runs in the sandbox, and which acceptance checks
+those tests settle.
 
 Examples come from the model (or the user), so they are DATA here: each call expression enters the
 file as a string literal (``repr``) and the expected value as the ``repr`` of a JSON value; nothing
 from an example is spliced into the file as code, and nothing is evaluated outside the sandbox,
 where the generated test ``eval``s the call against the target module's namespace.
+
+An acceptance check ending in a citation of the tests that show it, ``punctuation is ignored
+(shown by word_count('hi, there!'))``, is settled by those tests passing: the citation must hold
+an example's call (as written in the meta-code) or the path of a repository test the draft ran.
+A check cited by call text, not by number, so an example left out or reordered never makes a
+check point at another test; a check without a usable citation stays the judge's.
 """
 
 from __future__ import annotations
@@ -101,10 +108,38 @@ def example_tests(meta: MetaCode) -> dict[str, str]:
     return {example_test_path(meta): text} if text else {}
 
 
+#: The parenthesised group a check ends with (calls inside it may hold one level of brackets).
+_CITATION = re.compile(r"\(((?:[^()]|\([^()]*\))*)\)\W*$")
+
+
+def check_coverage(meta: MetaCode, repo_tests: Sequence[str] = (), *,
+                   examples: bool = True) -> dict[int, str]:
+    """``{check number (1-based): the tests that show it}`` for every acceptance check whose
+    citation names a meta-code example (unless ``examples`` is False: they did not pass) or
+    one of ``repo_tests`` (paths of the repository tests that passed)."""
+    covered: dict[int, str] = {}
+    for number, check in enumerate(meta.acceptance_checks, 1):
+        found = _CITATION.search(check)
+        if found is None:
+            continue
+        cited = _squashed(found.group(1))
+        shown = [f"example `{e.call}`" for e in meta.examples
+                 if examples and _squashed(e.call) in cited]
+        shown += [f"test `{path}`" for path in repo_tests if path and path in found.group(1)]
+        if shown:
+            covered[number] = ", ".join(shown)
+    return covered
+
+
+def _squashed(text: str) -> str:
+    return "".join(text.split()).replace('"', "'")
+
+
 def _cases(pairs: Sequence[tuple[str, object]]) -> str:
     if not pairs:
         return "[]"
     return "[\n" + "".join(f"    ({a!r}, {b!r}),\n" for a, b in pairs) + "]"
 
 
-__all__ = ["Example", "example_test_path", "example_tests", "render_example_tests"]
+__all__ = ["Example", "check_coverage", "example_test_path", "example_tests",
+           "render_example_tests"]

@@ -29,14 +29,27 @@ def scripted(gen_replies: list[str], review: dict | str | None = None,
             return next(gens)
         if "You are a strict reviewer" in prompt:
             return judge_pass()
+        reviewed = review if isinstance(review, str) else json.dumps(
+            review or {"verdict": "approve", "comments": []})
+        if "and write its documentation" in prompt:  # one call: review and documentation
+            return merged(reviewed, docs)
         if "Write documentation for the accepted draft" in prompt:
             return docs
         if "You are a senior peer reviewer" in prompt:
-            return review if isinstance(review, str) else json.dumps(
-                review or {"verdict": "approve", "comments": []})
+            return reviewed
         raise AssertionError(f"unexpected prompt {prompt[:80]!r}")
 
     return FunctionLLM(answer)
+
+
+def merged(review: str, docs: str) -> str:
+    """The merged answer a model gives: one object when both parts are objects, else both
+    parts one after the other (prose stays prose)."""
+    try:
+        both = {**json.loads(review), **json.loads(docs)}
+    except (ValueError, TypeError):
+        return f"{review}\n\n{docs}"
+    return json.dumps(both)
 
 
 def loop(llm, store, notes=None, **ext):  # noqa: F811
@@ -95,11 +108,21 @@ def test_unincorporable_review_keeps_the_reviewed_draft(store) -> None:  # noqa:
     outcome = loop(llm, store, performance=False, rerun_tests=False)
     assert isinstance(outcome, Committed) and not outcome.extended.review_incorporated
     assert any("did not pass validation" in w for w in outcome.warnings)
+    # the verdict was readable, so the merged answer is not re-asked for the missing docstring
+    assert "the documentation step gave no docstring; none added" in outcome.warnings
+    assert outcome.review_requests == ("rename it",)  # shown to the user, never dropped
+    assert len([p for p in llm.prompts if "write its documentation" in p]) == 1
+    assert store.show(store.final(TASK)).verdict == "passed"
+
+
+def test_documentation_alone_is_reasked_then_reported(store) -> None:  # noqa: F811
+    llm = scripted([entity(PATH, "slugify", GOOD_SLUG)], docs="nope")
+    outcome = loop(llm, store, performance=False, rerun_tests=False, peer_review=False)
+    assert isinstance(outcome, Committed) and outcome.extended.review is None
     assert any("documentation answer could not be read after 2 attempt(s)" in w
                for w in outcome.warnings)
-    assert outcome.review_requests == ("rename it",)  # shown to the user, never dropped
     assert len([p for p in llm.prompts if "Write documentation" in p]) == 2  # re-asked once
-    assert store.show(store.final(TASK)).verdict == "passed"
+    assert llm.calls == 1 + 1 + 2  # generation, judge, documentation asked twice
 
 
 def test_compare_perf_thresholds_and_noise_floor() -> None:
@@ -140,7 +163,10 @@ def test_unreadable_review_is_reasked_then_reported(store) -> None:  # noqa: F81
     assert isinstance(outcome, Committed) and outcome.extended.review.verdict == "unreadable"
     assert len([p for p in llm.prompts if "senior peer reviewer" in p]) == 2
     (warning,) = (w for w in outcome.warnings if "peer review" in w)
-    assert warning.startswith("the peer review could not be read after 2 attempt(s) (no JSON")
+    # prose, then the documentation object: the verdict is what is missing (and re-asked for)
+    assert warning.startswith("the peer review could not be read after 2 attempt(s) (verdict")
+    assert outcome.extended.docstring == "Make a URL slug."  # the documentation is kept
+    assert '"""Make a URL slug."""' in outcome.files[PATH]
 
 
 def test_null_docstring_means_none_with_a_warning(store) -> None:  # noqa: F811

@@ -82,12 +82,14 @@ def test_failing_repository_test_rolls_back_to_last_good(store, notes) -> None: 
     repo_test = ("from text.slug import slugify\n\n\ndef test_spaces():\n"
                  "    assert slugify('  a  b ') == 'a-b'\n")
     split_on_space = GOOD_SLUG.replace(".split())", ".split(' '))")
-    llm = ScriptedLLM(entity(PATH, "slugify", split_on_space), judge_pass(),
+    # no judge for the draft that fails a repository test: it is rejected whatever it would say
+    llm = ScriptedLLM(entity(PATH, "slugify", split_on_space),
                       entity(PATH, "slugify", GOOD_SLUG), judge_pass())
     outcome, events = run(llm, store, notes,
                           repo_files={**REPO, "tests/test_slug.py": repo_test})
     assert isinstance(outcome, Committed) and outcome.iterations == 2
-    assert "test_spaces" in llm.prompts[2]
+    assert "test_spaces" in llm.prompts[1]
+    assert llm.calls == 3 and not llm.prompts[1].startswith("You are a strict reviewer")
     base = store.log(TASK)[-1]
     assert base.verdict == "imported"
     assert [c.verdict for c in store.log(TASK)] == ["passed", "imported"]  # failed draft rolled off

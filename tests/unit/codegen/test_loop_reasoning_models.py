@@ -2,9 +2,10 @@
 
 Every stage's answer comes with an inline reasoning block holding braces, fenced JSON and code
 that must NOT be taken (a wrong draft, an all-fail verdict, a placeholder docstring, an approval
-the model then retracts), prose around fences and JSON slips; one documentation answer is cut off
-inside its reasoning and one judge answer is prose only, so both are re-asked. Everything else is
-real: validator, sandbox, pytest on the examples, the dulwich commit history, the scratchpad.
+the model then retracts), prose around fences and JSON slips; one review-and-documentation
+answer is cut off inside its reasoning and one judge answer is prose only, so both are re-asked.
+Everything else is real: validator, sandbox, pytest on the examples, the dulwich commit history,
+the scratchpad.
 """
 
 from __future__ import annotations
@@ -46,25 +47,22 @@ JUDGES = [
     "<think>Both checks still hold.</think>\nThe revised draft still meets both checks.",
     '</think>\n{"Checks": [{"Check": 1, "Pass": true}, {"Check": 2, "Pass": true}]} // ok',
 ]
-DOCS = [
+REVIEW_DOCS = [  # one call reviews and documents: the first answer is cut off in its reasoning
     '<think>\nPlaceholder {"docstring": "TODO"} first? No, let me write a real one about '
     "the separator and",  # cut off inside the reasoning: re-asked
-    '<think>{"docstring": "TODO"}</think>\n{"Docstring": "Turn a title into a URL slug.\\n\\n'
-    'Words are joined with \\"sep\\".", "note": "Documented `slugify`.",}',
-]
-REVIEWS = [
-    '<think>\nFirst thought: {"verdict": "approve", "comments": []}. But an intermediate '
-    "variable would read better.\n</think>\n"
+    '<think>\nFirst thought: {"verdict": "approve", "comments": [], "docstring": "TODO"}. But '
+    "an intermediate variable would read better.\n</think>\n"
     "```python\nwords = text.lower().split()\n```\n"
-    '```json\n{"Verdict": "Changes", "comments": "name the intermediate list `words`"}\n```',
+    '```json\n{"Verdict": "Changes", "comments": "name the intermediate list `words`", '
+    '"Docstring": "Turn a title into a URL slug.\\n\\nWords are joined with \\"sep\\".", '
+    '"note": "Documented `slugify`.",}\n```',
 ]
 
 
 def reasoning_model() -> FunctionLLM:
-    replies = {"generate": iter(GENERATIONS), "judge": iter(JUDGES), "docs": iter(DOCS),
-               "review": iter(REVIEWS)}
+    replies = {"generate": iter(GENERATIONS), "judge": iter(JUDGES),
+               "review": iter(REVIEW_DOCS)}
     markers = {"You write Python code": "generate", "You are a strict reviewer": "judge",
-               "Write documentation for the accepted draft": "docs",
                "You are a senior peer reviewer": "review"}
 
     def answer(prompt: str) -> str:
@@ -82,13 +80,12 @@ def test_reasoning_model_style_reaches_a_final_commit_with_the_exact_calls(store
                     select_tests=SELECT)
     outcome = run_draft_loop(slug_meta(), deps, task_id=TASK, config=config)
     assert isinstance(outcome, Committed), outcome
-    # 1 generation + 1 judge; docs 2 (cut off, re-asked) + review 1; the review's iteration:
-    # 1 generation + 2 judge (prose, re-asked) = 8 calls, every one counted
-    assert llm.calls == 8 == outcome.stats.llm_calls
-    stages = Counter(next(s for s in ("write Python", "strict reviewer", "documentation",
-                                      "peer reviewer") if s in p) for p in llm.prompts)
-    assert stages == {"write Python": 2, "strict reviewer": 3, "documentation": 2,
-                      "peer reviewer": 1}
+    # 1 generation + 1 judge; review and documentation in one call, asked 2 times (cut off,
+    # re-asked); the review's iteration: 1 generation + 2 judge (prose, re-asked) = 7 calls
+    assert llm.calls == 7 == outcome.stats.llm_calls
+    stages = Counter(next(s for s in ("write Python", "strict reviewer", "peer reviewer")
+                          if s in p) for p in llm.prompts)
+    assert stages == {"write Python": 2, "strict reviewer": 3, "peer reviewer": 2}
     assert outcome.iterations == 2 and outcome.extended.review_incorporated
     assert outcome.warnings == () and outcome.review_requests == ()
     final = store.show(outcome.commit_id)
@@ -122,5 +119,5 @@ def test_the_loop_keeps_a_native_json_capability_and_counts_its_calls(store) -> 
     deps = LoopDeps(llm=llm, store=store, repo_files=REPO, validator=VALIDATE,
                     select_tests=SELECT)
     outcome = run_draft_loop(slug_meta(), deps, task_id=TASK, config=config)
-    assert isinstance(outcome, Committed) and outcome.stats.llm_calls == 8
-    assert llm.json_calls == 6  # judge 3, docs 2, review 1; code generation stays plain text
+    assert isinstance(outcome, Committed) and outcome.stats.llm_calls == 7
+    assert llm.json_calls == 5  # judge 3, review with docs 2; code generation stays plain text

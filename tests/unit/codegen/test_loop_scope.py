@@ -43,7 +43,7 @@ def reply(*blocks: tuple[str, str, str]) -> str:
 
 
 def generations_and_judge(*replies: str) -> FunctionLLM:
-    """Generation replies in order; the judge (asked concurrently with validation) agrees."""
+    """Generation replies in order; the judge (asked once a draft passed validation) agrees."""
     script = list(replies)
     return FunctionLLM(lambda prompt: judge_pass(1) if prompt.startswith(
         "You are a strict reviewer") else script.pop(0))
@@ -61,8 +61,9 @@ def test_a_forgotten_caller_is_named_then_one_reply_fixes_every_file(store, note
               ("app/cli.py", "main", MAIN)))
     outcome = run(llm, store, notes, LoopConfig())
     assert isinstance(outcome, Committed) and outcome.iterations == 2
-    # two generations, the judge once per iteration whose examples passed: not one per caller
-    assert outcome.stats.llm_calls == llm.calls == 4
+    # two generations, the judge once, for the draft that passed validation: not one per
+    # caller, and none for the draft whose call-site check failed
+    assert outcome.stats.llm_calls == llm.calls == 3
     first, second = (p for p in llm.prompts if not p.startswith("You are a strict reviewer"))
     assert first.startswith("You write Python code for one goal across several places")
     assert '<<<DATA kind="scope" source="app/main.py:4-5 :: run">>>' in first

@@ -49,6 +49,8 @@ def _values(name: str) -> dict[str, str]:
         "judge_retry": {"error": "no JSON object", "count": "2", "original": "ORIGINAL PROMPT"},
         "docs": {"metacode": meta, "draft": draft, "symbol": "slugify"},
         "review": {"metacode": meta, "draft": draft, "tests": "All checks passed."},
+        "review_docs": {"metacode": meta, "draft": draft, "tests": "All checks passed.",
+                        "symbol": "slugify"},
         "tie_break": {"message": data_block("message", "user", "implement retries")},
     }
     return common[name]

@@ -106,3 +106,26 @@ def test_the_loop_retrieves_with_the_confirmed_meta_code(cat, monkeypatch):
         generation[0]
     assert len(retrievals) == 2  # the request's, then the confirmed meta-code's
     assert state_of(cat).phase.phase.value == "done"
+
+
+def test_a_meta_code_pointing_at_what_was_kept_reuses_the_first_scoring(cat, monkeypatch):
+    """The first scoring kept every memory (a scorer that finds all of them relevant), so the
+    meta-code's best candidates are all among them: the drafts reuse the proposal's scores,
+    one scoring call for the whole request. (Pointing at a memory the first scoring dropped,
+    as the TinyDB constraint above does, costs the second scoring.)"""
+    retrievals = counted_retrievals(monkeypatch)
+    llm = llm_port.cat_llm
+
+    def everything_relevant(prompt: str) -> str:
+        scored = answer_scoring(prompt, lambda memory: (0.9, "relevant"))
+        return scored if scored is not None else answer(prompt)
+
+    monkeypatch.setattr(llm, "_fn", everything_relevant)
+    say(cat, REQUEST)
+    assert say(cat, "go").startswith("Drafting `save_note`")
+    wait_for_draft(cat)
+    assert len(retrievals) == 1  # the request's retrieval, reused by the drafts
+    assert sum(p.startswith("You rate how useful") for p in llm.prompts) == 1
+    generation = next(p for p in llm.prompts if p.startswith("You write Python code"))
+    assert "def shout(text)" in generation and "class TinyDB" in generation
+    assert state_of(cat).phase.phase.value == "done"
