@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
+from ..llm.bounds import COMPLETION_TOKENS
 from ..llm.coerce import as_text_list, squash
 from ..llm.reader import ReplySpec, model_spec
 from ..llm.schema import ReplyModel
@@ -211,11 +212,11 @@ def metacode_spec(build: Any) -> ReplySpec[Any]:
     """How the meta-code answer is read; ``build(data)`` validates the normalised dict."""
     base = model_spec(MetaCodeReply, "the meta-code", ("target_path", "symbol", "kind",
                                                         "behaviour", "signature"),
-                      truncatable=frozenset())
+                      truncatable=frozenset(), max_tokens=COMPLETION_TOKENS["metacode"])
 
     def read(value: Any, ctx: Any) -> Any:
         reply = base.build(value, ctx)
         return build(reply.to_data(value if isinstance(value, dict) else {}))
 
     return ReplySpec(base.what, read, base.answer_keys, base.truncatable, base.partial_lists,
-                     base.wrap_list, base.json_schema)
+                     base.wrap_list, base.json_schema, base.max_tokens)

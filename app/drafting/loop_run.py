@@ -165,8 +165,9 @@ def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: st
              on_progress: Callable[[ProgressEvent], None],
              should_stop: Callable[[], bool]) -> Committed | GaveUp:
     """One draft-loop run wired from the project, the task's retrieval and the configuration."""
+    meter.begin(config.budget_s)  # the draft run is one action: its own time budget
     deps = LoopDeps(
-        llm=meter.wrap(PluginLLM(config.native_json)),
+        llm=meter.wrap(PluginLLM.of(config)),
         store=ScopedDraftStore(project.commits, task_id, context.episodes),
         notes=notes, repo_files=repo_sources(project.root, config.scope),
         repo_context=context.repo_source, associative=context.associative_source,

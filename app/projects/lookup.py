@@ -90,7 +90,7 @@ def retrieve(project: Project, query: str, *, current_file: str = "",
     """LLM-scored memories for ``query`` (the calls counted on ``meter``)."""
     context = CodeContext(user_query=query, current_file=current_file or None)
     wanted = filters if filters is not None else {"type": {"$in": list(SHARED_TYPES)}}
-    with metering(meter):
+    with metering(meter, project.config):
         return asyncio.run(project.code.retrieve_relevant_memories(context, filters=wanted))
 
 
