@@ -85,6 +85,9 @@ class ScopeEntry(ReplyModel):
 class MetaCodeReply(ReplyModel):
     """The meta-code JSON, keys in any spelling, lists in any of the usual shapes."""
 
+    schema_requires: ClassVar[tuple[str, ...]] = (
+        "target_path", "symbol", "kind", "signature", "behaviour", "examples",
+        "acceptance_checks")
     synonyms: ClassVar[Mapping[str, str]] = {
         "path": "target_path", "file": "target_path", "file_path": "target_path",
         "filename": "target_path", "target_file": "target_path",

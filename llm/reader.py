@@ -75,7 +75,8 @@ def model_spec(model: type[M], what: str, answer_keys: tuple[str, ...], *,
         except ValidationError as err:
             raise ReplyRefused(describe_error(err)) from None
 
-    options.setdefault("json_schema", model.model_json_schema())
+    schema = getattr(model, "reply_schema", model.model_json_schema)
+    options.setdefault("json_schema", schema())
     return ReplySpec(what, build, frozenset(squash(k) for k in answer_keys), **options)
 
 

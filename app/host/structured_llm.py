@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from ...llm.bounds import CallOptions
+from ...llm import CallOptions
 
 
 class Runnable(Protocol):

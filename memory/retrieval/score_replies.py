@@ -117,7 +117,7 @@ def list_spec(ids: tuple[str, ...]) -> ReplySpec[ListRead]:
         return ListRead(read, refused)
 
     schema = {"type": "object", "properties": {"scores": {"type": "array", "items":
-              ListEntry.model_json_schema()}}, "required": ["scores"]}
+              ListEntry.reply_schema()}}, "required": ["scores"], "additionalProperties": False}
     keys = {"scores", "results", "ratings", "id", "score", "memoryid", "relevance",
             *(squash(i) for i in ids)}
     return ReplySpec("a score for every memory id", build, frozenset(keys),
