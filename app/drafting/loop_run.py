@@ -58,7 +58,7 @@ def phase_for(event: ProgressEvent) -> CodegenPhase | None:
 
 
 def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str,
-                    llm_calls: int) -> str:
+                    llm_calls: int, advice: str = "") -> str:
     """The final chat message: code, the diff of every changed file, report and commit id, or
     why it gave up.
 
@@ -91,6 +91,7 @@ def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str,
         f"I gave up after {outcome.iterations} iteration(s) ({llm_calls} LLM calls): "
         f"{outcome.reason}.",
         f"Last report:\n{outcome.last_report.as_feedback()}",
+        *([advice] if advice else []),
         *(f"Note: {w}" for w in outcome.warnings),
         f"Last good draft: `{last}`. Say **continue** to try again from it, or tell me what to "
         "change and ask again.",

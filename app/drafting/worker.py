@@ -19,7 +19,7 @@ from ...codegen import CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
 from ...llm import LLMError, Meter
 from ...memory import CommitInfo, Scratchpad, TaskNotFound, is_good
 from ..host.lifecycle import LIFECYCLE, ShuttingDown
-from ..host.model_advice import failure_text
+from ..host.model_advice import failure_text, unreadable_verdict_advice
 from ..projects.indexing import PROGRESS_INTERVAL_S, Throttle
 from ..projects.registry import Project
 from ..projects.workspace import UserLink, Workspace
@@ -127,8 +127,10 @@ class DraftWorker:
             self._update(CodegenPhase.DONE, outcome.commit_id)
         else:
             self._update(commit_id=outcome.last_good, failure=outcome.reason)
-        self.link.send(outcome_message(outcome, self.meta, diff,
-                                                self.session.meter.calls), "chat")
+        advice = "" if isinstance(outcome, Committed) else unreadable_verdict_advice(
+            ((r.check, r.message) for r in outcome.last_report.results), self.workspace.config)
+        self.link.send(outcome_message(outcome, self.meta, diff, self.session.meter.calls,
+                                       advice), "chat")
 
     def _progress(self, event: ProgressEvent) -> None:
         if LIFECYCLE.stopping.is_set():

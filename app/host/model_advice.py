@@ -10,6 +10,7 @@ in another shape), a larger model (in the Cat's LLM settings), "Context window (
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from ...codegen import MetaCodeInvalid
@@ -52,6 +53,16 @@ def failure_text(step: str, err: BaseException, config: ModelSettings) -> str:
     return (f"the model did not answer while {where} ({type(err).__name__}: {err}). What you "
             "can do: check that the model's server is running and reachable from the Cat, then "
             "say it again; with a slow model, raise 'Model time per action (s)'.")
+
+
+def unreadable_verdict_advice(messages: Iterable[tuple[str, str]], config: ModelSettings
+                             ) -> str:
+    """For a draft run that gave up: what to change when the judge's answers could not be
+    read (``messages``: each failed check's name and message), else ``""``."""
+    if not any(name == "judge" and "unusable" in message for name, message in messages):
+        return ""
+    return (f"Judging the draft: the model did not write its verdict in the form the plugin "
+            f"reads. What you can do: {_shape_advice(config)}")
 
 
 def _shape_advice(config: ModelSettings) -> str:
