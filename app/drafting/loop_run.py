@@ -173,5 +173,8 @@ def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: st
         notes=notes, repo_files=repo_sources(project.root, config.scope),
         repo_context=context.repo_source, associative=context.associative_source,
         validator=checked_validator(config.checks), api_facts=api_facts(project))
-    return run_draft_loop(meta, deps, task_id=task_id, config=config.loop,
-                          on_progress=on_progress, should_stop=should_stop)
+    try:
+        return run_draft_loop(meta, deps, task_id=task_id, config=config.loop,
+                              on_progress=on_progress, should_stop=should_stop)
+    finally:
+        meter.begin(None)  # the action's budget ends with it

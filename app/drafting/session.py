@@ -107,6 +107,8 @@ class Session:
                 reason = _reason(turn, err)
                 self._fail(turn, f"could not prepare the request: {reason}")
                 return f"I could not prepare the request: {reason}"
+            finally:
+                self.meter.begin(None)  # the action's budget ends with it
             self._remember_proposal(turn, meta, [])
             return proposal_text(meta, impact)
 
@@ -201,6 +203,8 @@ class Session:
                            self.context.code(PROPOSAL_CONTEXT), impact)
         except Exception as err:  # crash boundary: the model's client may raise anything
             return f"I could not revise the proposal: {_reason(turn, err)} {PROPOSAL_HELP}"
+        finally:
+            self.meter.begin(None)  # the action's budget ends with it
         self._remember_proposal(turn, meta, feedback)
         return proposal_text(meta, impact, revised=True)
 
