@@ -46,8 +46,10 @@ class ChatModel(Protocol):
 #: ``auto``: the schema first, then JSON mode, then plain, whichever the server accepts;
 #: ``json_object``: JSON mode only; ``json_schema``: like ``auto``; ``""``: no JSON request.
 MODES = ("", "auto", "json_object", "json_schema")
-#: the request formats tried, best first ("": no JSON request, limits only)
-_LEVELS = ("json_schema", "json_object", "")
+#: the request formats tried, best first ("": no JSON request, limits only);
+#: ``json_object_schema`` is JSON mode with a ``schema`` beside it, the form llama-cpp-python's
+#: server takes (it refuses ``json_schema``) and turns into a grammar too
+_LEVELS = ("json_schema", "json_object_schema", "json_object", "")
 #: HTTP statuses meaning "this server does not take this request" (not a timeout, not a crash)
 _REFUSED = frozenset({400, 404, 415, 422, 500, 501})
 
@@ -83,17 +85,24 @@ def call_options(model: object, options: CallOptions, fmt: str = "") -> dict[str
         if options.timeout_s:
             out["timeout"] = options.timeout_s
         if schema is not None:
-            out["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": "answer", "schema": dict(schema), "strict": False}} \
-                if fmt == "json_schema" else {"type": "json_object"}
+            out["response_format"] = _response_format(schema, fmt)
     elif kind == "ollama":
         if options.max_tokens:
             out["options"] = {**_ollama_options(model), "num_predict": options.max_tokens}
         if schema is not None:
-            out["format"] = dict(schema) if fmt == "json_schema" else "json"
+            out["format"] = "json" if fmt == "json_object" else dict(schema)
     elif kind == "anthropic" and options.max_tokens:
         out["max_tokens"] = options.max_tokens
     return out
+
+
+def _response_format(schema: Mapping[str, Any], fmt: str) -> dict[str, Any]:
+    if fmt == "json_schema":
+        return {"type": "json_schema", "json_schema": {
+            "name": "answer", "schema": dict(schema), "strict": False}}
+    if fmt == "json_object_schema":
+        return {"type": "json_object", "schema": dict(schema)}
+    return {"type": "json_object"}
 
 
 def json_request(model: object, json_schema: Mapping[str, Any], mode: str = "json_object"
@@ -171,11 +180,14 @@ class StructuredChatLLM:
         key = _key(model)
         with _accepted_lock:
             start = _accepted.get(key, 0)
-        tried = False
+        tried, previous = False, None
         for level in range(max(start, self._first_level(options)), len(_LEVELS)):
             bound = call_options(model, options, _LEVELS[level])
             if not bound:
                 break
+            if bound == previous:  # a form this model writes the same way as the last
+                continue
+            previous = bound
             try:
                 reply = _reply_text(self._invoke(model.bind(**bound), prompt))
             except Exception as err:  # refused: the next simpler form; anything else raises
@@ -198,4 +210,4 @@ class StructuredChatLLM:
     def _first_level(self, options: CallOptions) -> int:
         if options.json_schema is None or not self.mode:
             return len(_LEVELS) - 1
-        return 1 if self.mode == "json_object" else 0
+        return _LEVELS.index("json_object") if self.mode == "json_object" else 0

@@ -117,7 +117,9 @@ def test_a_refused_schema_falls_back_to_json_mode_then_limits_only_and_is_rememb
     llm = StructuredChatLLM(plain, lambda: model, mode="auto")
     assert llm.complete_with("p", CallOptions(max_tokens=9, json_schema={})) == REVIEW
     assert [o.get("response_format", {}).get("type") for o in model.bound] == [
-        "json_schema", "json_object", None]
+        "json_schema", "json_object", "json_object", None]
+    assert "schema" in model.bound[1]["response_format"]  # llama-cpp-python's form
+    assert "schema" not in model.bound[2]["response_format"]
     model.bound.clear()
     llm.complete_with("q", CallOptions(max_tokens=9, json_schema={}))
     assert model.bound == [{"max_tokens": 9}]  # straight to the form that worked
@@ -128,9 +130,9 @@ def test_a_server_refusing_even_the_limit_gets_the_cats_plain_call_from_then_on(
     seen, plain = plain_calls()
     llm = StructuredChatLLM(plain, lambda: model, mode="json_schema")
     assert llm.complete_with("p", CallOptions(max_tokens=9, json_schema={})) == REVIEW
-    assert len(model.bound) == 3 and seen == ["p"]
+    assert len(model.bound) == 4 and seen == ["p"]
     llm.complete_with("q", CallOptions(max_tokens=9))
-    assert len(model.bound) == 3 and seen == ["p", "q"]
+    assert len(model.bound) == 4 and seen == ["p", "q"]
 
 
 def test_other_errors_are_not_taken_for_a_refusal():
