@@ -150,7 +150,8 @@ def test_the_plugins_llm_asks_the_cats_model_for_json_when_the_setting_says_so(
 def test_the_limit_and_the_wait_reach_the_server_and_a_refused_schema_falls_back(server):
     """The real ``ChatOpenAI`` (the class the Cat's OpenAI-compatible config builds on): the
     step's limit goes as ``max_tokens``; a server answering 400 to ``json_schema`` gets
-    ``json_object`` at once, and the next call goes straight to the form that worked."""
+    ``json_object`` with the schema beside it at once, and the next call goes straight to the
+    form that worked."""
     from cat.factory.custom_llm import CustomOpenAI
 
     Recorder.refuse = ("json_schema",)
@@ -160,11 +161,12 @@ def test_the_limit_and_the_wait_reach_the_server_and_a_refused_schema_falls_back
     assert asked.value is not None
     first, second = (body for _, body in Recorder.bodies)
     assert first["response_format"]["type"] == "json_schema"
-    assert second["response_format"] == {"type": "json_object"}
+    assert second["response_format"]["type"] == "json_object"  # llama-cpp-python's form:
+    assert "verdict" in second["response_format"]["schema"]["properties"]  # schema beside it
     assert first["max_tokens"] == second["max_tokens"] == review_spec().max_tokens
     llm.complete_with("again", CallOptions(max_tokens=5, json_schema={"type": "object"}))
     assert len(Recorder.bodies) == 3 and Recorder.bodies[-1][1]["response_format"] == {
-        "type": "json_object"}
+        "type": "json_object", "schema": {"type": "object"}}
 
 
 def test_a_call_given_up_on_is_closed_by_the_client(server):
