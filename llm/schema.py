@@ -81,7 +81,7 @@ def constrained_schema(schema: Mapping[str, Any], requires: tuple[str, ...] = ()
     """``schema`` as a server that constrains its output to it needs it (llama.cpp turns it into
     a grammar): titles, descriptions and defaults dropped (the prompt states the meaning), no
     keys besides the declared ones, and ``requires`` required too, without their ``null``."""
-    out = _strip(schema)
+    out: dict[str, Any] = _strip(schema)
     props = out.get("properties", {})
     wanted = [k for k in requires if k in props]
     for key in wanted:

@@ -105,15 +105,6 @@ def _response_format(schema: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     return {"type": "json_object"}
 
 
-def json_request(model: object, json_schema: Mapping[str, Any], mode: str = "json_object"
-                 ) -> dict[str, Any] | None:  # Any: JSON Schema, and the call options' JSON
-    """The call options asking ``model`` for JSON, or None when its class cannot be asked."""
-    if family(model) not in ("openai", "ollama"):
-        return None
-    fmt = "json_schema" if mode in ("json_schema", "auto") else "json_object"
-    return call_options(model, CallOptions(json_schema=json_schema), fmt)
-
-
 def _ollama_options(model: object) -> dict[str, Any]:
     """The model's own options (``num_ctx``, temperature, ...): a bound ``options`` replaces
     them all in LangChain's Ollama model, so they are sent again with the limit."""
