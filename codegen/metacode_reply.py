@@ -15,6 +15,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import field_validator
 
+from ..llm.bounds import COMPLETION_TOKENS
 from ..llm.coerce import as_text_list, squash
 from ..llm.reader import ReplySpec, model_spec
 from ..llm.schema import ReplyModel
@@ -86,6 +87,9 @@ class ScopeEntry(ReplyModel):
 class MetaCodeReply(ReplyModel):
     """The meta-code JSON, keys in any spelling, lists in any of the usual shapes."""
 
+    schema_requires: ClassVar[tuple[str, ...]] = (
+        "target_path", "symbol", "kind", "signature", "behaviour", "examples",
+        "acceptance_checks")
     synonyms: ClassVar[Mapping[str, str]] = {
         "path": "target_path", "file": "target_path", "file_path": "target_path",
         "filename": "target_path", "target_file": "target_path",
@@ -223,11 +227,11 @@ def metacode_spec(build: Callable[[dict[str, Any]], Built],
     ``impact`` words the default ``why`` of a scope place."""
     base = model_spec(MetaCodeReply, "the meta-code", ("target_path", "symbol", "kind",
                                                         "behaviour", "signature"),
-                      truncatable=frozenset())
+                      truncatable=frozenset(), max_tokens=COMPLETION_TOKENS["metacode"])
 
     def read(value: Any, ctx: Any) -> Built:
         reply = base.build(value, ctx)
         return build(reply.to_data(value if isinstance(value, dict) else {}, impact))
 
     return ReplySpec(base.what, read, base.answer_keys, base.truncatable, base.partial_lists,
-                     base.wrap_list, base.json_schema)
+                     base.wrap_list, base.json_schema, base.max_tokens)

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from ..llm.bounds import COMPLETION_TOKENS, list_tokens
 from ..llm.coerce import as_flag, as_text_list, squash
 from ..llm.reader import ReplySpec, model_spec
 from ..llm.schema import ReplyModel
@@ -127,7 +128,8 @@ def judge_spec(checks: tuple[str, ...]) -> ReplySpec[JudgeReply]:
     """How the judge's answer for ``checks`` is read."""
     return model_spec(JudgeReply, "a verdict for every acceptance check", ("checks",),
                       context={"checks": checks}, partial_lists=frozenset({"checks"}),
-                      wrap_list="checks")
+                      wrap_list="checks",
+                      max_tokens=list_tokens("judge_base", "judge_check", len(checks)))
 
 
 APPROVE_WORDS = frozenset({"approve", "approved", "accept", "accepted", "lgtm", "pass", "passed",
@@ -178,7 +180,8 @@ class ReviewReply(ReplyModel):
 
 def review_spec() -> ReplySpec[ReviewReply]:
     return model_spec(ReviewReply, "a review verdict", ("verdict", "comments", "approved",
-                                                        "decision"), truncatable=frozenset())
+                                                        "decision"), truncatable=frozenset(),
+                      max_tokens=COMPLETION_TOKENS["review"])
 
 
 class DocsReply(ReplyModel):
@@ -226,7 +229,7 @@ def clean_docstring(text: str) -> str:
 
 def docs_spec() -> ReplySpec[DocsReply]:
     return model_spec(DocsReply, "the documentation (a docstring and a note)", ("docstring",),
-                      truncatable=frozenset({"note"}))
+                      truncatable=frozenset({"note"}), max_tokens=COMPLETION_TOKENS["docs"])
 
 
 class ReviewDocsReply(ReviewReply):

@@ -41,12 +41,25 @@ _EXPORTS: dict[str, str] = {
     "Decorated": ".completer",
     "Meter": ".completer",
     "Metered": ".completer",
+    # bounding calls: completion limits, the action's time budget, the context window
+    "COMPLETION_TOKENS": ".bounds",
+    "CallOptions": ".bounds",
+    "TimeBudgetSpent": ".bounds",
+    "call": ".bounds",
+    "estimate_tokens": ".bounds",
+    "PromptTooLong": ".window",
+    "fit_prompt": ".window",
 }
 
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__package__ or __name__, _EXPORTS)
 
 if TYPE_CHECKING:
+    from .bounds import COMPLETION_TOKENS as COMPLETION_TOKENS
+    from .bounds import CallOptions as CallOptions
+    from .bounds import TimeBudgetSpent as TimeBudgetSpent
+    from .bounds import call as call
+    from .bounds import estimate_tokens as estimate_tokens
     from .completer import Completer as Completer
     from .completer import Decorated as Decorated
     from .completer import Meter as Meter
@@ -68,3 +81,5 @@ if TYPE_CHECKING:
     from .templates import data_block as data_block
     from .templates import data_blocks as data_blocks
     from .templates import draft_blocks as draft_blocks
+    from .window import PromptTooLong as PromptTooLong
+    from .window import fit_prompt as fit_prompt

@@ -60,6 +60,8 @@ class ReplySpec(Generic[T]):
     wrap_list: str | None = None
     #: JSON schema for models that support native structured output
     json_schema: Mapping[str, Any] | None = field(default=None, compare=False)
+    #: completion tokens the answer may take (``bounds.COMPLETION_TOKENS``); None: unbounded
+    max_tokens: int | None = None
 
 
 def model_spec(model: type[M], what: str, answer_keys: tuple[str, ...], *,
@@ -73,7 +75,8 @@ def model_spec(model: type[M], what: str, answer_keys: tuple[str, ...], *,
         except ValidationError as err:
             raise ReplyRefused(describe_error(err)) from None
 
-    options.setdefault("json_schema", model.model_json_schema())
+    schema = getattr(model, "reply_schema", model.model_json_schema)
+    options.setdefault("json_schema", schema())
     return ReplySpec(what, build, frozenset(squash(k) for k in answer_keys), **options)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
+from .bounds import CallOptions, call
 from .errors import ReplyRefused
 from .reader import ReplySpec, read_reply
 from .templates import TemplateSet, data_block
@@ -103,12 +104,11 @@ class Exchange(Generic[T]):
                      self._calls, tuple(self._replies))
 
 
-def complete(llm: Callable[[str], Any], prompt: str, spec: ReplySpec[Any]) -> Any:
-    """Call ``llm``, natively asking for JSON when it can and the spec has a schema."""
-    native = getattr(llm, "complete_json", None)
-    if callable(native) and spec.json_schema is not None:
-        return native(prompt, spec.json_schema)
-    return llm(prompt)
+def complete(llm: Callable[[str], Any], prompt: str, spec: ReplySpec[Any],
+             timeout_s: float | None = None) -> Any:
+    """Call ``llm`` with the spec's completion limit and schema where it accepts them
+    (``bounds.call``: natively asking for JSON when it can)."""
+    return call(llm, prompt, CallOptions(spec.max_tokens, spec.json_schema, timeout_s))
 
 
 def ask(llm: Callable[[str], str], prompt: str, spec: ReplySpec[T], *, attempts: int = 2,

@@ -25,6 +25,14 @@ class ReplyModel(BaseModel):
     synonyms: ClassVar[Mapping[str, str]] = {}
     #: names read as a field only when the field itself is absent (a looser relative)
     fallbacks: ClassVar[Mapping[str, str]] = {}
+    #: fields the schema sent to a constraining server requires although the reader does not
+    #: (a grammar would otherwise let a small model answer ``{}``)
+    schema_requires: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def reply_schema(cls) -> dict[str, Any]:
+        """The schema sent with a structured call (``constrained_schema``)."""
+        return constrained_schema(cls.model_json_schema(), cls.schema_requires)
 
     @model_validator(mode="before")
     @classmethod
@@ -63,3 +71,37 @@ def describe_error(err: ValidationError) -> str:
             "Value error, ").removeprefix("Assertion failed, ")
         lines.append(f"{where.lstrip('.')}: {message}" if where else message)
     return "; ".join(dict.fromkeys(lines))
+
+
+_NOISE = ("title", "description", "default")
+
+
+def constrained_schema(schema: Mapping[str, Any], requires: tuple[str, ...] = ()
+                       ) -> dict[str, Any]:
+    """``schema`` as a server that constrains its output to it needs it (llama.cpp turns it into
+    a grammar): titles, descriptions and defaults dropped (the prompt states the meaning), no
+    keys besides the declared ones, and ``requires`` required too, without their ``null``."""
+    out: dict[str, Any] = _strip(schema)
+    props = out.get("properties", {})
+    wanted = [k for k in requires if k in props]
+    for key in wanted:
+        variants = props[key].get("anyOf")
+        if isinstance(variants, list):
+            kept = [v for v in variants if v.get("type") != "null"]
+            props[key] = kept[0] if len(kept) == 1 else {"anyOf": kept}
+    if wanted:
+        out["required"] = list(dict.fromkeys([*out.get("required", []), *wanted]))
+    return out
+
+
+def _strip(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_strip(item) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    out = {k: _strip(v) for k, v in node.items() if k not in _NOISE or k == "properties"}
+    if "properties" in node:  # property names are data, not keywords: keep every one
+        out["properties"] = {name: _strip(v) for name, v in node["properties"].items()}
+        out.setdefault("additionalProperties", False)
+    return out
+

@@ -21,7 +21,7 @@ from typing import Any
 
 from ...memory import CodeMemoryError, is_code_point
 from ..host.cat_types import Procedure, Recalled, WorkingMemory
-from ..projects.lookup import retrieve
+from ..projects.lookup import fitted_context, retrieve
 from ..projects.registry import Project
 
 log = logging.getLogger(__name__)
@@ -141,7 +141,7 @@ def code_context(project: Callable[[], Project]) -> str:
             found = project()
             memories = retrieve(found, turn.question)
             if memories:
-                turn.context = found.code.format_memories_for_prompt(memories)
+                turn.context = fitted_context(found, memories)
         except CodeMemoryError as err:
             log.info("no code retrieval for the question: %s", err)
     return turn.context

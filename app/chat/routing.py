@@ -25,6 +25,7 @@ from ...codegen import (
     read_structural,
     tie_break_prompt,
 )
+from ...llm import COMPLETION_TOKENS, CallOptions, call
 from ...memory import CodeMemoryError
 from ..drafting.history import apply_if_asked
 from ..drafting.session import Session
@@ -105,7 +106,9 @@ def _route(cat: StrayCat, session: Session, turn: Turn, text: str, found: Detect
     configured = turn.workspace.repository_configured
     if intent is Intent.AMBIGUOUS:  # the LLM decides, where there is code to talk about
         intent = Intent.OTHER
-        if configured and parse_tie_break(PluginLLM()(tie_break_prompt(text))):
+        if configured and parse_tie_break(call(
+                PluginLLM.of(turn.workspace.config), tie_break_prompt(text),
+                CallOptions(max_tokens=COMPLETION_TOKENS["tie_break"]))):
             intent = Intent.CODE_REQUEST
     if intent is Intent.CODE_REQUEST and session.drafting:
         notes.reply = session.busy()

@@ -58,7 +58,7 @@ def phase_for(event: ProgressEvent) -> CodegenPhase | None:
 
 
 def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str,
-                    llm_calls: int) -> str:
+                    llm_calls: int, advice: str = "") -> str:
     """The final chat message: code, the diff of every changed file, report and commit id, or
     why it gave up.
 
@@ -91,6 +91,7 @@ def outcome_message(outcome: Committed | GaveUp, meta: MetaCode, diff: str,
         f"I gave up after {outcome.iterations} iteration(s) ({llm_calls} LLM calls): "
         f"{outcome.reason}.",
         f"Last report:\n{outcome.last_report.as_feedback()}",
+        *([advice] if advice else []),
         *(f"Note: {w}" for w in outcome.warnings),
         f"Last good draft: `{last}`. Say **continue** to try again from it, or tell me what to "
         "change and ask again.",
@@ -171,11 +172,15 @@ def run_loop(project: Project, config: PluginConfig, meta: MetaCode, task_id: st
              should_stop: Callable[[], bool]) -> Committed | GaveUp:
     """One draft-loop run wired from the project, the task's retrieval and the configuration."""
     repo = repo_sources(project.root, config.scope)
+    meter.begin(config.budget_s)  # the draft run is one action: its own time budget
     deps = LoopDeps(
-        llm=meter.wrap(PluginLLM(config.native_json)),
+        llm=meter.wrap(PluginLLM.of(config)),
         store=ScopedDraftStore(project.commits, task_id, context.episodes),
         notes=notes, repo_files=repo,
         repo_context=context.repo_source, associative=context.associative_source,
         validator=checked_validator(config.checks, repo), api_facts=api_facts(project))
-    return run_draft_loop(meta, deps, task_id=task_id, config=config.loop,
-                          on_progress=on_progress, should_stop=should_stop)
+    try:
+        return run_draft_loop(meta, deps, task_id=task_id, config=config.loop,
+                              on_progress=on_progress, should_stop=should_stop)
+    finally:
+        meter.begin(None)  # the action's budget ends with it

@@ -25,15 +25,17 @@ from ...codegen import (
     CodegenPhase,
     LoopStatus,
     MetaCode,
+    MetaCodeInvalid,
     ReplyIntent,
     classify_reply,
     is_resume,
 )
-from ...llm import Meter, Metered
+from ...llm import LLMError, Meter, Metered
 from ...memory import CodeMemoryError
 from ..host.cat_types import Storage
 from ..host.lifecycle import LIFECYCLE
 from ..host.llm_port import PluginLLM
+from ..host.model_advice import failure_text
 from ..projects.registry import Project
 from ..projects.workspace import Turn
 from .proposal import (
@@ -101,9 +103,12 @@ class Session:
                 impact = task_impact(project, request)
                 meta = propose(request, [], self._llm(turn),
                                self.context.code(PROPOSAL_CONTEXT), impact)
-            except (CodeMemoryError, CodegenError) as err:
-                self._fail(turn, f"could not prepare the request: {err}")
-                return f"I could not prepare the request: {err}"
+            except Exception as err:  # crash boundary: the model's client may raise anything
+                reason = _reason(turn, err)
+                self._fail(turn, f"could not prepare the request: {reason}")
+                return f"I could not prepare the request: {reason}"
+            finally:
+                self.meter.begin(None)  # the action's budget ends with it
             self._remember_proposal(turn, meta, [])
             return proposal_text(meta, impact)
 
@@ -115,8 +120,11 @@ class Session:
                 "wait for its result.")
 
     def _llm(self, turn: Turn) -> Metered:
-        """The plugin's LLM for this request: counted, native JSON as configured."""
-        return self.meter.wrap(PluginLLM(turn.workspace.config.native_json))
+        """The plugin's LLM for this action: counted within its time budget (which starts
+        here), fitted into the model's window, native JSON as configured."""
+        config = turn.workspace.config
+        self.meter.begin(config.budget_s)
+        return self.meter.wrap(PluginLLM.of(config))
 
     def _open_task(self, request: dict[str, str]) -> None:
         state = self.state
@@ -193,8 +201,10 @@ class Session:
                                                          for k in ("target_path", "symbol")}})
             meta = propose(request, feedback, self._llm(turn),
                            self.context.code(PROPOSAL_CONTEXT), impact)
-        except (CodeMemoryError, CodegenError) as err:
-            return f"I could not revise the proposal: {err}. {PROPOSAL_HELP}"
+        except Exception as err:  # crash boundary: the model's client may raise anything
+            return f"I could not revise the proposal: {_reason(turn, err)} {PROPOSAL_HELP}"
+        finally:
+            self.meter.begin(None)  # the action's budget ends with it
         self._remember_proposal(turn, meta, feedback)
         return proposal_text(meta, impact, revised=True)
 
@@ -310,3 +320,13 @@ class Sessions:
         for session in self.all():
             if session.worker is not None:
                 session.worker.stop_event.set()
+
+
+def _reason(turn: Turn, err: Exception) -> str:
+    """Why preparing the request failed: the error itself when it is not the model's (the
+    repository, the index), else what the user can change (``model_advice``)."""
+    if isinstance(err, (CodeMemoryError, CodegenError)) and not isinstance(err, MetaCodeInvalid):
+        return f"{err}."
+    if not isinstance(err, (LLMError, CodegenError, TimeoutError, OSError)):
+        log.warning("preparing the request failed", exc_info=err)
+    return failure_text("metacode", err, turn.workspace.config)

@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from ...codegen import CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
-from ...llm import Meter
+from ...llm import LLMError, Meter
 from ...memory import CommitInfo, Scratchpad, TaskNotFound, is_good
 from ..host.lifecycle import LIFECYCLE, ShuttingDown
+from ..host.model_advice import failure_text, unreadable_verdict_advice
 from ..projects.indexing import PROGRESS_INTERVAL_S, Throttle
 from ..projects.registry import Project
 from ..projects.workspace import UserLink, Workspace
@@ -109,8 +110,10 @@ class DraftWorker:
                 return
             log.exception("draft loop of task %s failed", self.task_id)
             self._update(failure=f"{type(err).__name__}: {err}")
-            self.link.send(f"The draft loop stopped with an error: {type(err).__name__}: {err}. "
-                           f"The drafts so far are kept in the history of task "
+            said = (_sentence(failure_text("drafting", err, self.workspace.config))
+                    if isinstance(err, (LLMError, TimeoutError)) else
+                    f"The draft loop stopped with an error: {type(err).__name__}: {err}.")
+            self.link.send(f"{said} The drafts so far are kept in the history of task "
                            f"`{self.task_id}`.", "chat")
 
     def _diff(self, outcome: Committed | GaveUp) -> str:
@@ -124,8 +127,10 @@ class DraftWorker:
             self._update(CodegenPhase.DONE, outcome.commit_id)
         else:
             self._update(commit_id=outcome.last_good, failure=outcome.reason)
-        self.link.send(outcome_message(outcome, self.meta, diff,
-                                                self.session.meter.calls), "chat")
+        advice = "" if isinstance(outcome, Committed) else unreadable_verdict_advice(
+            ((r.check, r.message) for r in outcome.last_report.results), self.workspace.config)
+        self.link.send(outcome_message(outcome, self.meta, diff, self.session.meter.calls,
+                                       advice), "chat")
 
     def _progress(self, event: ProgressEvent) -> None:
         if LIFECYCLE.stopping.is_set():
@@ -180,3 +185,7 @@ def interruption_report(state: SessionState, project: Project | None) -> tuple[s
     lines.append("Say **continue** to resume from the last good draft, or ask for something "
                  "else.")
     return " ".join(lines), last_good
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

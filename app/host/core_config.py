@@ -91,8 +91,15 @@ class PluginConfig:
     checks: frozenset[str]
     write_back: bool
     share_task_notes: bool
-    #: ``""`` (off), ``"json_object"`` or ``"json_schema"``: how structured answers are asked for.
-    native_json: str = ""
+    #: ``""`` (off), ``"auto"``, ``"json_object"`` or ``"json_schema"``: how structured answers
+    #: are asked for.
+    native_json: str = "auto"
+    #: the model's context window (tokens) every prompt is fitted into
+    window: int = 4096
+    #: seconds of model calls one user action may spend
+    budget_s: float = 600.0
+    #: completion tokens added to every call's limit (models that reason before answering)
+    reasoning_tokens: int = 0
     #: What goes into the Cat's declarative memory (a ``SinkMode`` value).
     cat_memory: str = "auto"
     problems: tuple[str, ...] = ()
@@ -110,6 +117,8 @@ class PluginConfig:
             share_task_notes=settings.share_task_notes,
             native_json="" if settings.native_json is NativeJson.off
             else settings.native_json.name, cat_memory=settings.cat_memory.name,
+            window=settings.context_window, budget_s=float(settings.llm_time_budget_s),
+            reasoning_tokens=settings.reasoning_tokens,
             problems=tuple(problems))
 
 
@@ -126,6 +135,10 @@ class ProjectConfig:
     scope: IndexScope = field(default_factory=lambda: index_scope(PluginSettings())[0])
     #: What goes into the Cat's declarative memory (applied without a rebuild).
     cat_memory: str = "auto"
+    #: The model's context window and JSON mode for scoring (applied without a rebuild).
+    window: int = 4096
+    native_json: str = "auto"
+    reasoning_tokens: int = 0
 
     @property
     def identity(self) -> tuple[str, str, str]:

@@ -11,6 +11,13 @@ Why a context variable for scoring: the memory systems are shared by every user 
 ``small_model_fn``; the caller sets its meter around a retrieval (``metering``) and the scoring
 coroutines, which run in that thread's event loop, see it. Inside a user's turn the calls go to
 the turn's own ``cat.llm`` (``turn_scope``), so the Cat lists them in the answer's ``why``.
+
+Every call is bounded and fitted (``llm/bounds.py``, ``llm/window.py``): its completion limit
+(the step's, or ``COMPLETION_TOKENS["draft"]`` for a plain call), its prompt measured and fitted
+into the "Context window (tokens)" setting before it is sent, and its wait capped by the
+action's time budget; ``structured_llm`` maps all of it onto the Cat's model. A call the plugin
+gives up on is not left running where the client can end it: the request timeout makes the
+HTTP client disconnect (docs/model-calls.md says which servers then stop generating).
 """
 
 from __future__ import annotations
@@ -20,24 +27,50 @@ import contextlib
 import contextvars
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
+from typing import Protocol
 
-from ...llm import Completer, Decorated, Meter
+from ...llm import COMPLETION_TOKENS, CallOptions, Completer, Decorated, Meter, fit_prompt
 from .lifecycle import LIFECYCLE, call_abandonably
-from .structured_llm import ChatModel, StructuredChatLLM
+from .structured_llm import ChatModel, Runnable, StructuredChatLLM, invoke_plainly
 
 _current_meter: contextvars.ContextVar[Meter | None] = contextvars.ContextVar(
     "codemem_meter", default=None)
 _turn_llm: contextvars.ContextVar[Completer | None] = contextvars.ContextVar(
     "codemem_turn_llm", default=None)
+_turn_cat: contextvars.ContextVar[object | None] = contextvars.ContextVar(
+    "codemem_turn_cat", default=None)
+#: the context window when nothing configured one (the setting's default)
+DEFAULT_WINDOW = 4096
+
+
+class ModelUse(Protocol):
+    """How the plugin's calls use the model (``PluginConfig`` and ``ProjectConfig`` fit)."""
+
+    @property
+    def native_json(self) -> str: ...
+
+    @property
+    def window(self) -> int: ...
+
+    @property
+    def reasoning_tokens(self) -> int: ...
+
+
+_model_use: contextvars.ContextVar[ModelUse | None] = contextvars.ContextVar(
+    "codemem_model_use", default=None)
 
 
 @contextlib.contextmanager
-def metering(meter: Meter | None) -> Iterator[None]:
-    """Count the scoring calls made in this block (and in coroutines it starts) on ``meter``."""
+def metering(meter: Meter | None, model: ModelUse | None = None) -> Iterator[None]:
+    """Count the scoring calls made in this block (and in coroutines it starts) on ``meter``
+    (within its action's time budget), and make them as ``model`` says (window, JSON mode)."""
     token = _current_meter.set(meter)
+    model_token = _model_use.set(model)
     try:
         yield
     finally:
+        _model_use.reset(model_token)
         _current_meter.reset(token)
 
 
@@ -67,9 +100,11 @@ def turn_scope(cat: object) -> Iterator[None]:
     """
     llm = getattr(cat, "llm", None) if getattr(cat, "user_id", None) else None
     token = _turn_llm.set(llm if callable(llm) else None)
+    cat_token = _turn_cat.set(cat if callable(llm) else None)
     try:
         yield
     finally:
+        _turn_cat.reset(cat_token)
         _turn_llm.reset(token)
 
 
@@ -84,56 +119,92 @@ def _chat_model() -> ChatModel:
     return cat_chat_model()  # looked up at call time, so tests can replace ``cat_chat_model``
 
 
-class PluginLLM(Decorated):
-    """The Cat's LLM as the cores use it, every call abandoned when the work must stop.
+def _invoke(runnable: Runnable, prompt: str) -> object:
+    """One bound call of the Cat's chat model; inside a turn with the Cat's own callback, so
+    the answer's ``why`` lists it as ``cat.llm`` would."""
+    cat = _turn_cat.get()
+    if cat is None:
+        return invoke_plainly(runnable, prompt)
+    try:
+        from cat.looking_glass.callbacks import ModelInteractionHandler
+    except ImportError:  # another Cat version: the call, without the listing
+        return invoke_plainly(runnable, prompt)
+    handler = ModelInteractionHandler(cat, "CodeWorkingMemory")
+    return runnable.invoke(prompt, config={"callbacks": [handler]})
 
-    With ``native_json`` (a mode of the "Native JSON mode" setting) it also has
-    ``complete_json``: the cores then ask for JSON through it (``llm/retry.py``), and a model
-    that cannot be asked gets the plain call (``structured_llm``).
+
+class PluginLLM(Decorated):
+    """The Cat's LLM as the cores use it: bounded, fitted into ``window``, abandoned when the
+    work must stop.
+
+    ``native_json`` (a mode of the "Native JSON mode" setting) says how structured calls ask
+    for JSON (``structured_llm``); a model that cannot be asked gets the plain call. A plain
+    call (a draft, the tie-break) carries ``plain_tokens`` unless it states its own limit.
     """
 
-    def __init__(self, native_json: str = "") -> None:
-        inner: Completer = _current_llm
-        if native_json:
-            inner = StructuredChatLLM(_shared_llm, _chat_model, mode=native_json)
-        super().__init__(inner)
-        self.native_json = native_json
+    def __init__(self, native_json: str = "", *, window: int = DEFAULT_WINDOW,
+                 plain_tokens: int = COMPLETION_TOKENS["draft"], extra_tokens: int = 0) -> None:
+        super().__init__(StructuredChatLLM(_current_llm, _chat_model, mode=native_json,
+                                           invoke=_invoke))
+        self.native_json, self.window, self.plain_tokens = native_json, window, plain_tokens
+        self.extra_tokens = extra_tokens
+
+    @classmethod
+    def of(cls, model: ModelUse | None) -> PluginLLM:
+        """The plugin's LLM as ``model`` says (the defaults' without one)."""
+        if model is None:
+            return cls("auto")
+        return cls(model.native_json, window=model.window, extra_tokens=model.reasoning_tokens)
+
+    def _prepare(self, prompt: str, options: CallOptions) -> tuple[str, CallOptions]:
+        limit = (options.max_tokens or self.plain_tokens) + self.extra_tokens
+        fitted = fit_prompt(prompt, replace(options, max_tokens=limit), self.window)
+        return fitted.prompt, fitted.options
 
     def _call(self, call: Completer, prompt: str) -> str:
         return call_abandonably(call, prompt, LIFECYCLE.stopping)
 
 
-def _shared_llm(prompt: str) -> str:
-    """The Cat's shared LLM, looked up at call time (the native JSON path's plain fallback)."""
-    return cat_llm(prompt)
-
-
-async def small_model(prompt: str) -> str:
-    """``small_model_fn`` of the memory systems: counted on the caller's meter, off the loop.
+class SmallModel:
+    """``small_model_fn`` of the memory systems: counted on the caller's meter (within its
+    action's time budget), bounded and fitted like every plugin call, run off the event loop.
 
     A daemon thread runs the call (``asyncio.to_thread`` would use a pool the interpreter joins
-    at exit), and the coroutine gives up when the process stops.
+    at exit), and the coroutine gives up when the process stops. The scoring core passes each
+    call's limit, schema and wait through ``complete_with`` (``llm/bounds.py``).
     """
-    meter = _current_meter.get()
-    if meter is not None:
-        meter.record(prompt)
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[str] = loop.create_future()
-    context = contextvars.copy_context()  # the turn's LLM, read in the worker thread
 
-    def run() -> None:
-        result, error = "", None
-        try:
-            result = context.run(call_abandonably, _current_llm, prompt, LIFECYCLE.stopping)
-        except BaseException as err:  # handed to the awaiting coroutine
-            error = err
-        try:
-            loop.call_soon_threadsafe(_settle, future, result, error)
-        except RuntimeError:  # the event loop is gone (a timeout cancelled the wait)
-            pass
+    async def __call__(self, prompt: str) -> str:
+        return await self.complete_with(prompt, CallOptions())
 
-    threading.Thread(target=run, name="codemem-score-call", daemon=True).start()
-    return await future
+    async def complete_with(self, prompt: str, options: CallOptions) -> str:
+        meter = _current_meter.get()
+        if meter is not None and meter.budget is not None:
+            options = options.with_timeout(meter.budget.check("scoring the code found"))
+        llm = PluginLLM.of(_model_use.get())
+        if meter is not None:
+            meter.record(prompt)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+        context = contextvars.copy_context()  # the turn's LLM, read in the worker thread
+
+        def run() -> None:
+            result, error = "", None
+            try:
+                result = context.run(llm.complete_with, prompt, options)
+            except BaseException as err:  # handed to the awaiting coroutine
+                error = err
+            try:
+                loop.call_soon_threadsafe(_settle, future, result, error)
+            except RuntimeError:  # the event loop is gone (a timeout cancelled the wait)
+                pass
+
+        threading.Thread(target=run, name="codemem-score-call", daemon=True).start()
+        return await future
+
+
+#: the memory systems' ``small_model_fn`` (one for every project)
+small_model = SmallModel()
 
 
 def _settle(future: asyncio.Future[str], result: str, error: BaseException | None) -> None:

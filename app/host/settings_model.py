@@ -62,6 +62,7 @@ class PythonVersion(str, Enum):
 class NativeJson(str, Enum):
     """Whether structured answers are asked for with the model's own JSON mode."""
 
+    auto = "auto: the answer's schema where the server takes one, else JSON mode, else plain"
     off = "off: the prompt asks for JSON, every reply read tolerantly"
     json_object = "json_object: JSON mode (OpenAI-compatible and Ollama models)"
     json_schema = "json_schema: JSON mode with the answer's schema (OpenAI and recent servers)"
@@ -128,16 +129,40 @@ class PluginSettings(BaseModel):
         description="listwise: one LLM call scores all candidates of a retrieval (by id); "
         "pointwise: one call per candidate (many more calls).")
     native_json: NativeJson = Field(
-        NativeJson.off, title="Native JSON mode",
-        description="Ask the Cat's model for JSON natively for meta-code, the judge, "
-        "documentation and review (OpenAI-compatible models: response_format; Ollama: "
-        "format=json; other models: unchanged). Replies are read tolerantly either way.")
+        NativeJson.auto, title="Native JSON mode",
+        description="Ask the Cat's model for JSON natively for meta-code, scoring, the judge, "
+        "documentation and review (OpenAI-compatible models, llama.cpp, LM Studio: "
+        "response_format with the answer's schema, a grammar on llama.cpp; Ollama: format; "
+        "other models: unchanged). auto falls back to plain JSON mode, then to the plain "
+        "prompt, when the server refuses a form, and remembers what worked. Replies are read "
+        "tolerantly either way.")
+    context_window: int = Field(
+        4096, ge=2048, le=1_048_576, title="Context window (tokens)",
+        description="The model's context window. Every prompt is measured before it is sent "
+        "and the retrieved code trimmed, least relevant first, so that the prompt and the "
+        "answer fit. 4096 is the window llama.cpp's server, Ollama (0.6 and later) and LM "
+        "Studio give a model unless told otherwise; raise it to what the model is served "
+        "with (e.g. 8192, 32768), never above.")
+    reasoning_tokens: int = Field(
+        0, ge=0, le=65536, title="Reasoning allowance (tokens)",
+        description="Completion tokens added to every call's limit for a model that thinks "
+        "before it answers (<think> blocks: DeepSeek-R1, Qwen3, QwQ), e.g. 2048. 0: each step's "
+        "own limit (a scoring list: about 50 tokens per candidate; meta-code 900; a draft "
+        "2048).")
+    llm_time_budget_s: int = Field(
+        600, ge=10, le=86400, title="Model time per action (s)",
+        description="Longest wait for the model within one action (a question, a proposal, "
+        "a draft run), retries included; a call gives up (its request is closed) when the "
+        "budget runs out, and the answer says so.")
     batch_size: int = Field(
         RETRIEVAL.batch_size, ge=1, le=100, title="Scoring batch size",
         description="Concurrent LLM scoring calls.")
+    #: The plugin's own default, one less than a library caller's: an unreadable scoring answer
+    #: is re-asked once, then the code found keeps its unscored ranking.
     retry_attempts: int = Field(
-        RETRIEVAL.retry_attempts, ge=1, le=10, title="Retry attempts",
-        description="Attempts per LLM scoring call (exponential backoff between them).")
+        2, ge=1, le=10, title="Retry attempts",
+        description="Attempts per LLM scoring call, the first included (exponential backoff "
+        "between them); after the last, the code found keeps its unscored ranking.")
     retry_delay: float = Field(
         RETRIEVAL.retry_delay, ge=0.0, le=60.0, title="Retry delay (s)",
         description="First backoff delay; doubles at each further attempt.")

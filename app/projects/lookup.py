@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from ...codegen import RequestDetails, candidate_names, is_file_name, target_words
-from ...llm import Meter
+from ...llm import Meter, estimate_tokens
 from ...memory import CodeContext, Filters, ScoredMemory
 from ..host.llm_port import metering
 from .ledger import SHARED_TYPES
@@ -138,7 +138,7 @@ def retrieve(project: Project, query: str, *, current_file: str = "",
     """LLM-scored memories for ``query`` (the calls counted on ``meter``)."""
     context = CodeContext(user_query=query, current_file=current_file or None)
     wanted = filters if filters is not None else {"type": {"$in": list(SHARED_TYPES)}}
-    with metering(meter):
+    with metering(meter, project.config):
         return asyncio.run(project.code.retrieve_relevant_memories(context, filters=wanted))
 
 
@@ -147,4 +147,19 @@ def search(project: Project, question: str, meter: Meter | None = None) -> str:
     memories = retrieve(project, question, meter=meter)
     if not memories:
         return "No indexed code is relevant to that question."
-    return project.code.format_memories_for_prompt(memories)
+    return fitted_context(project, memories)
+
+
+def fitted_context(project: Project, memories: list[ScoredMemory]) -> str:
+    """``memories`` formatted for the Cat's prompt, the least relevant left out until the text
+    takes at most half the model's window (the Cat's own prompt, the chat and the answer share
+    the rest)."""
+    budget = project.config.window // 2
+    kept = list(memories)
+    text = project.code.format_memories_for_prompt(kept)
+    while len(kept) > 1 and estimate_tokens(text) > budget:
+        kept.pop()
+        text = project.code.format_memories_for_prompt(kept)
+    if estimate_tokens(text) > budget:  # one memory longer than the budget: its head
+        text = text[:budget * 3] + "\n... (cut to fit the model's context window)"
+    return text

@@ -69,7 +69,9 @@ class Workspace:
         vectors = CatVectors.of(self._cat)
         return ProjectConfig(root=root, data_dir=config.data_dir, embedder_name=vectors.name,
                              tuning=config.tuning, scope=config.scope,
-                             cat_memory=config.cat_memory), vectors
+                             cat_memory=config.cat_memory, window=config.window,
+                             native_json=config.native_json,
+                             reasoning_tokens=config.reasoning_tokens), vectors
 
 
 class UserLink:

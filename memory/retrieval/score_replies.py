@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError, ValidationInfo, field_validator
 
+from ...llm.bounds import COMPLETION_TOKENS, list_tokens
 from ...llm.coerce import as_unit_score, squash
 from ...llm.errors import ReplyRefused
 from ...llm.reader import ReadContext, ReplySpec, model_spec
@@ -65,7 +66,8 @@ class ScoreReply(ReplyModel):
 def score_spec() -> ReplySpec[ScoreReply]:
     """How a pointwise score is read."""
     return model_spec(ScoreReply, "a relevance score", ("score", "relevance", "rating",
-                                                        "relevance_score"))
+                                                        "relevance_score"),
+                      max_tokens=COMPLETION_TOKENS["score"])
 
 
 class ListEntry(ScoreReply):
@@ -115,12 +117,13 @@ def list_spec(ids: tuple[str, ...]) -> ReplySpec[ListRead]:
         return ListRead(read, refused)
 
     schema = {"type": "object", "properties": {"scores": {"type": "array", "items":
-              ListEntry.model_json_schema()}}, "required": ["scores"]}
+              ListEntry.reply_schema()}}, "required": ["scores"], "additionalProperties": False}
     keys = {"scores", "results", "ratings", "id", "score", "memoryid", "relevance",
             *(squash(i) for i in ids)}
     return ReplySpec("a score for every memory id", build, frozenset(keys),
                      partial_lists=frozenset({"scores"}), wrap_list="scores",
-                     json_schema=schema)
+                     json_schema=schema,
+                     max_tokens=list_tokens("score_list_base", "score_list_item", len(ids)))
 
 
 def _entries(value: object) -> list[object]:

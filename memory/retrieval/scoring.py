@@ -87,8 +87,10 @@ def parse_score_reply(reply: object) -> Score:
 
 async def call_model(llm: LLMFn, prompt: str, timeout: float | None,
                      spec: ReplySpec[T]) -> str:
-    """One call of the user's (sync or async) function, natively asking for JSON if it can."""
-    result = complete(llm, prompt, spec)
+    """One call of the user's (sync or async) function with the spec's completion limit, its
+    schema and ``timeout`` where it accepts them (``llm.bounds.call``): a client that honours the
+    wait disconnects, so an abandoned call does not keep a one-request server busy."""
+    result = complete(llm, prompt, spec, timeout)
     if inspect.isawaitable(result):
         result = await asyncio.wait_for(result, timeout) if timeout else await result
     return str(result) if not isinstance(result, str) else result

@@ -15,8 +15,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from codemem.app.host import structured_llm
 from codemem.app.host.structured_llm import StructuredChatLLM
 from codemem.codegen.reply_models import review_spec
+from codemem.llm.bounds import CallOptions
 from codemem.llm.retry import ask
 
 ANSWER = '{"verdict": "changes", "comments": ["rename x"]}'
@@ -24,10 +26,20 @@ ANSWER = '{"verdict": "changes", "comments": ["rename x"]}'
 
 class Recorder(BaseHTTPRequestHandler):
     bodies: list[tuple[str, dict]] = []
+    #: ``response_format`` types answered with HTTP 400, as an older server does
+    refuse: tuple[str, ...] = ()
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
         Recorder.bodies.append((self.path, body))
+        if (body.get("response_format") or {}).get("type") in Recorder.refuse:
+            data = b'{"error": {"message": "unsupported response_format", "code": 400}}'
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         if self.path.endswith("/chat/completions"):
             payload = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
                        "choices": [{"index": 0, "finish_reason": "stop", "message": {
@@ -50,7 +62,8 @@ class Recorder(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server():
-    Recorder.bodies = []
+    Recorder.bodies, Recorder.refuse = [], ()
+    structured_llm._accepted.clear()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -129,4 +142,69 @@ def test_the_plugins_llm_asks_the_cats_model_for_json_when_the_setting_says_so(
     assert asked.value is not None and asked.value.comments == ["rename x"]
     assert meter.calls == 1 and Recorder.bodies[0][1]["response_format"] == {
         "type": "json_object"}
-    assert not hasattr(llm_port.PluginLLM(""), "complete_json")  # off: the plain call only
+    ask(meter.wrap(llm_port.PluginLLM("")), "Review this.", review_spec())
+    assert "response_format" not in Recorder.bodies[-1][1]  # off: no format, the limit only
+    assert Recorder.bodies[-1][1]["max_tokens"] == review_spec().max_tokens
+
+
+def test_the_limit_and_the_wait_reach_the_server_and_a_refused_schema_falls_back(server):
+    """The real ``ChatOpenAI`` (the class the Cat's OpenAI-compatible config builds on): the
+    step's limit goes as ``max_tokens``; a server answering 400 to ``json_schema`` gets
+    ``json_object`` with the schema beside it at once, and the next call goes straight to the
+    form that worked."""
+    from cat.factory.custom_llm import CustomOpenAI
+
+    Recorder.refuse = ("json_schema",)
+    model = CustomOpenAI(url=f"{server}/v1", api_key="test", model_name="local", max_retries=0)
+    llm = StructuredChatLLM(plain, lambda: model, mode="auto")
+    asked = ask(llm, "Review this. Answer with ONE JSON object.", review_spec())
+    assert asked.value is not None
+    first, second = (body for _, body in Recorder.bodies)
+    assert first["response_format"]["type"] == "json_schema"
+    assert second["response_format"]["type"] == "json_object"  # llama-cpp-python's form:
+    assert "verdict" in second["response_format"]["schema"]["properties"]  # schema beside it
+    assert first["max_tokens"] == second["max_tokens"] == review_spec().max_tokens
+    llm.complete_with("again", CallOptions(max_tokens=5, json_schema={"type": "object"}))
+    assert len(Recorder.bodies) == 3 and Recorder.bodies[-1][1]["response_format"] == {
+        "type": "json_object", "schema": {"type": "object"}}
+
+
+def test_a_call_given_up_on_is_closed_by_the_client(server):
+    """The wait goes as the request timeout: the client raises and closes the connection when
+    it passes, rather than leaving the request open behind the next one."""
+    import time
+
+    from langchain_openai import ChatOpenAI
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            time.sleep(1.5)  # never answers in time
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        model = ChatOpenAI(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1",
+                           api_key="test", model="m", max_retries=0)
+        llm = StructuredChatLLM(plain, lambda: model, mode="auto")
+        started = time.monotonic()
+        with pytest.raises(Exception, match="(?i)timed? ?out"):
+            llm.complete_with("slow", CallOptions(max_tokens=5, timeout_s=0.3))
+        assert time.monotonic() - started < 1.2
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_ollama_gets_num_predict_and_keeps_its_own_options(server) -> None:
+    from cat.factory.custom_llm import CustomOllama
+
+    model = CustomOllama(base_url=server + "/", model="llama3", num_ctx=8192)
+    StructuredChatLLM(plain, lambda: model, mode="json_object").complete_with(
+        "JSON please", CallOptions(max_tokens=64, json_schema={"type": "object"}))
+    (path, body), = Recorder.bodies
+    assert body["format"] == "json"
+    assert body["options"]["num_predict"] == 64 and body["options"]["num_ctx"] == 8192

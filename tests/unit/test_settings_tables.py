@@ -70,7 +70,9 @@ DECLARATIONS = [
     (run_in_sandbox, DRAFT_RUN_DEFAULTS, {"sandbox_policy"}, {"require": "sandbox_policy"}),
     # the plugin: its project is a CodeMemorySystem, its drafts a draft run
     (PluginSettings, CODE_MEMORY_DEFAULTS,
-     set(dataclasses.asdict(CODE_MEMORY_DEFAULTS)) - {"candidate_limit", "llm_timeout"}, {}),
+     set(dataclasses.asdict(CODE_MEMORY_DEFAULTS)) - {"candidate_limit", "llm_timeout",
+                                                      "retry_attempts"},
+     {"retry_attempts": "the plugin's own"}),
     (PluginSettings, DRAFT_RUN_DEFAULTS, {"python_version", "timeout_s", "memory_mb",
                                           "sandbox_policy"},
      {"test_timeout_s": "timeout_s", "memory_limit_mb": "memory_mb",
@@ -97,6 +99,8 @@ def test_the_plugin_states_its_own_defaults_only_where_it_differs_on_purpose():
         "test_timeout_s", "memory_limit_mb", "python_version", "sandbox_policy"}
     assert PluginSettings().max_iterations != DRAFT_RUN_DEFAULTS.max_iterations
     assert "max_iterations" in own
+    # one re-ask of an unreadable scoring answer, then the unscored ranking (issue 30)
+    assert PluginSettings().retry_attempts == 2 != CODE_MEMORY_DEFAULTS.retry_attempts
     defaults = PluginConfig.from_settings(PluginSettings(), "/data")
     bare = ProjectConfig(root="/r", data_dir="/data", embedder_name="E")
     assert bare.tuning == defaults.tuning and bare.scope == defaults.scope

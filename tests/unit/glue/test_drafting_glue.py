@@ -212,3 +212,35 @@ def test_a_new_request_archives_the_finished_tasks_notes_for_its_user(setup):
     assert sorted(m["metadata"]["key"] for m in notes) == ["loop.status", "metacode", "request"]
     assert {m["metadata"]["user"] for m in notes} == {"alice"}
     assert any("turns a title into a URL slug" in m["text"] for m in notes)
+
+
+def test_a_model_that_cannot_write_the_meta_code_is_reported_in_the_users_terms(setup):
+    """The 135M model answered the meta-code prompt with a Python block, three times: the user
+    reads which step failed, what was tried and what to change, not the model's instructions."""
+    cat, _, llm, *_ = setup
+    settings_of(cat).update(native_json="off: the prompt asks for JSON, every reply read "
+                                        "tolerantly")
+
+    def python_block(prompt: str) -> str:
+        scored = answer_scoring(prompt, lambda memory: (0.9, "relevant"))
+        return scored if scored is not None else "```python\ndef slugify(t):\n    return t\n```"
+
+    llm._fn = python_block
+    reply = say(cat, REQUEST)
+    assert reply.startswith("I could not prepare the request: the model did not write its "
+                            "answer for preparing the request in the form the plugin reads")
+    assert "3 attempt(s)" in reply and "'Native JSON mode'" in reply
+    assert "larger model" in reply and "'Context window (tokens)' (4096)" in reply
+    assert state_of(cat).phase.phase is CodegenPhase.FAILED
+
+
+def test_a_model_that_does_not_answer_is_reported_not_raised(setup):
+    cat, _, llm, *_ = setup
+
+    def down(prompt: str) -> str:
+        raise ConnectionError("connection refused")
+
+    llm._fn = down
+    reply = say(cat, REQUEST)
+    assert reply.startswith("I could not prepare the request: the model did not answer")
+    assert "reachable from the Cat" in reply

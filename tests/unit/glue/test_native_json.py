@@ -11,10 +11,11 @@ from codemem.app.host.core_config import PluginConfig
 from codemem.app.host.settings_model import NativeJson, PluginSettings
 
 
-def test_the_setting_maps_to_a_mode_and_off_means_no_native_call():
-    off = PluginConfig.from_settings(PluginSettings(), "/data")
-    assert off.native_json == "" and not hasattr(llm_port.PluginLLM(off.native_json),
-                                                 "complete_json")
+def test_the_setting_maps_to_a_mode_auto_by_default():
+    default = PluginConfig.from_settings(PluginSettings(), "/data")
+    assert default.native_json == "auto"
+    off = PluginConfig.from_settings(PluginSettings(native_json=NativeJson.off), "/data")
+    assert off.native_json == ""  # the calls still carry their limits (test_bounded_calls.py)
     on = PluginConfig.from_settings(PluginSettings(native_json=NativeJson.json_schema), "/data")
     assert on.native_json == "json_schema"
     assert callable(llm_port.PluginLLM(on.native_json).complete_json)

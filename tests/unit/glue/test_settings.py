@@ -56,7 +56,7 @@ def test_schema_has_properties_for_the_cat_admin():
 def test_the_retrieval_defaults_are_the_code_memory_systems():
     s = PluginSettings()
     assert (s.relevance_threshold, s.max_memories, s.batch_size) == (0.7, 15, 10)
-    assert (s.retry_attempts, s.retry_delay, s.enable_caching) == (3, 1.0, True)
+    assert (s.retry_attempts, s.retry_delay, s.enable_caching) == (2, 1.0, True)  # own: 1 re-ask
     assert (s.dependency_boost_amount, s.recency_boost_amount, s.recency_days) == (0.15, 0.10, 7)
     assert s.write_back is WriteBackPolicy.confirm and s.python_version is PythonVersion.py310
 

@@ -1,0 +1,82 @@
+"""A failed model step said in the user's terms: which step, what was tried, what to change.
+
+The cores' refusals are written for the model (the retry prompt quotes them back: "give the
+meta-code as one JSON object"); a user reading them learns nothing they can act on. So a step
+that could not get its answer is reported here with the settings that change the outcome: the
+plugin's "Native JSON mode" (the answer's schema sent to the server, which then cannot answer
+in another shape), a larger model (in the Cat's LLM settings), "Context window (tokens)",
+"Model time per action (s)" and "Reasoning allowance (tokens)".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol
+
+from ...codegen import MetaCodeInvalid
+from ...llm import PromptTooLong, ReplyRefused, TimeBudgetSpent
+
+#: the steps a user can be told about, in their words
+STEPS = {"metacode": "preparing the request", "scoring": "scoring the code found",
+         "drafting": "drafting", "judging": "judging the draft"}
+
+
+class ModelSettings(Protocol):
+    """The configuration the advice names (``PluginConfig`` fits)."""
+
+    @property
+    def native_json(self) -> str: ...
+
+    @property
+    def window(self) -> int: ...
+
+    @property
+    def budget_s(self) -> float: ...
+
+    @property
+    def reasoning_tokens(self) -> int: ...
+
+
+def failure_text(step: str, err: BaseException, config: ModelSettings) -> str:
+    """What went wrong in ``step`` (a key of ``STEPS``) and what the user can change."""
+    where = STEPS.get(step, step)
+    if isinstance(err, TimeBudgetSpent):
+        return (f"{where} stopped: the model calls of this action used their whole time "
+                f"budget ({config.budget_s:g} s). What you can do: raise the plugin's setting "
+                "'Model time per action (s)', or choose a faster model in the Cat's LLM "
+                "settings.")
+    if isinstance(err, PromptTooLong):
+        return f"{where} stopped: {err}."
+    if isinstance(err, (MetaCodeInvalid, ReplyRefused)):
+        return (f"the model did not write its answer for {where} in the form the plugin reads "
+                f"(tried: {err}). What you can do: {_shape_advice(config)}")
+    return (f"the model did not answer while {where} ({type(err).__name__}: {err}). What you "
+            "can do: check that the model's server is running and reachable from the Cat, then "
+            "say it again; with a slow model, raise 'Model time per action (s)'.")
+
+
+def unreadable_verdict_advice(messages: Iterable[tuple[str, str]], config: ModelSettings
+                             ) -> str:
+    """For a draft run that gave up: what to change when the judge's answers could not be
+    read (``messages``: each failed check's name and message), else ``""``."""
+    if not any(name == "judge" and "unusable" in message for name, message in messages):
+        return ""
+    return (f"Judging the draft: the model did not write its verdict in the form the plugin "
+            f"reads. What you can do: {_shape_advice(config)}")
+
+
+def _shape_advice(config: ModelSettings) -> str:
+    steps = []
+    if not config.native_json:
+        steps.append("turn on the plugin's setting 'Native JSON mode' (auto: the server is "
+                     "given the answer's schema where it takes one)")
+    steps.append("choose a larger model in the Cat's LLM settings (small models often write "
+                 "prose or code where a JSON object is asked for)")
+    if config.reasoning_tokens == 0:
+        steps.append("for a model that thinks before answering (<think>), set 'Reasoning "
+                     "allowance (tokens)', e.g. 2048")
+    steps.append(f"check that 'Context window (tokens)' ({config.window}) is the window the "
+                 "model is served with")
+    steps.append("or say the request again more simply (one function: its name, inputs and "
+                 "result)")
+    return "; ".join(steps) + "."
