@@ -19,6 +19,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -237,8 +238,13 @@ def test_a_draft_finished_during_a_stop_stays_finished_after_a_restart(boot_cat,
         if moment == "before_write_back":  # the race happened: the stale copy won the cache
             assert saved["phase"] in RUNNING, saved["phase"]
         plugins_name = run.plugins_name
+    _finished_in_the_next_cat(boot_cat, tmp_path, plugins_name)
 
-    # -- the next Cat on the same data (nothing of the plugin ran at this shutdown: as kill -9)
+
+def _finished_in_the_next_cat(boot_cat: Callable[..., Any], tmp_path: Any,
+                              plugins_name: str) -> None:
+    """The next Cat on the same data (nothing of the plugin ran at the first one's shutdown,
+    as after a kill -9): the task is finished, and "continue" asks the model nothing."""
     llm = ConversationLLM()
     with boot_cat(workdir=tmp_path / "cat", cache_type="file_system", toggle=False,
                   plugins_name=plugins_name) as run:
