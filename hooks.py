@@ -11,6 +11,7 @@ from cat.mad_hatter.decorators import hook
 
 from .app.entry import (
     after_recall,
+    end_turn,
     fast_reply,
     index_at_startup,
     prompt_variables,
@@ -68,3 +69,9 @@ def agent_prompt_suffix(prompt_suffix, cat):
 def agent_fast_reply(fast_reply_value, cat):
     """Answer proposed meta-code ("go", "cancel", changes), "stop", "continue" and "apply"."""
     return fast_reply(cat, fast_reply_value)
+
+
+@hook
+def before_cat_sends_message(message, cat):
+    """Publish the user's state into the working memory the Cat saves after this answer."""
+    return end_turn(cat, message)

@@ -96,6 +96,15 @@ def fast_reply(cat: StrayCat, reply: dict[str, object]) -> dict[str, object]:
     return reply
 
 
+def end_turn(cat: StrayCat, message: AgentInput) -> AgentInput:
+    """``before_cat_sends_message``: the session's state, as it is now, into the working memory
+    the Cat saves right after this hook (a worker may have finished during the turn)."""
+    if not GENERATION.stale:
+        GENERATION.claim()
+        GENERATION.sessions.of(str(cat.user_id), cat.working_memory).publish(cat.working_memory)
+    return message
+
+
 # -- the request form ----------------------------------------------------------------------------
 
 def advance_form(form: CatForm, states: FormStates) -> dict[str, str]:

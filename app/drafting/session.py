@@ -5,7 +5,9 @@ registry (``Sessions``) keyed by user id, so it can own what must not be pickled
 worker thread, the per-task retrieval); its state is published as plain data into the user's
 working memory after every change, which is what the Cat saves (and, with the ``file_system``
 cache, what a restarted Cat finds). Within a process the session's state is the truth: a turn's
-working memory may be a stale copy when a worker finished during that turn.
+working memory may be a stale copy when a worker finished during that turn. Across processes
+and imports the task ledger is: a worker records its run's outcome there first
+(``task_record``), and ``recover`` adopts that record before it calls a task interrupted.
 
 What a user can ask of it: ``propose`` (a request becomes proposed meta-code), ``reply`` to a
 proposal ("go", "cancel", a correction), ``stop`` a running loop, ``resume`` the last task from
@@ -49,12 +51,17 @@ from .proposal import (
 )
 from .state import SessionState, read_state, write_state
 from .task_context import TaskContext
+from .task_record import adopt_recorded, begin_run, finished_answer, stop_answer
 from .worker import DraftWorker, interruption_report
 
 log = logging.getLogger(__name__)
 
 #: What a finished task leaves in long-term memory when the next request starts.
 ARCHIVED_NOTES = ("request", "metacode", "loop.status", "loop.last_feedback")
+#: How long "stop" waits for a worker that already has its outcome to record it (seconds).
+FINISH_WAIT_S = 30.0
+STOPPING = ("Stopping the draft loop after the current step; the drafts so far stay in the "
+            "history.")
 
 
 class Session:
@@ -227,6 +234,7 @@ class Session:
         if self.context is None or self.context.project is not project:
             self.context = self._task_context(turn, project, state.note("request") or {})
         self.context.refocus(metacode_query(meta), meta.target_path)  # what the user confirmed
+        begin_run(state, project, self.user_id)
         self.worker = DraftWorker(self, turn.link, project, turn.workspace, meta)
         self.publish(turn.working_memory)
         self.worker.start()
@@ -243,6 +251,7 @@ class Session:
             project.ledger.open_task(self.state.task_id, self.user_id)
             self.state.scratchpad.put(self.state.task_id, "metacode", meta.to_dict())
             self.state.phase.advance(CodegenPhase.METACODE_CONFIRMED, "a structural change")
+            begin_run(self.state, project, self.user_id)
             self.worker = DraftWorker(self, turn.link, project, turn.workspace, meta,
                                       prepared=files)
             self.publish(turn.working_memory)
@@ -253,13 +262,19 @@ class Session:
 
     # -- during and after the loop ------------------------------------------------------------
     def stop(self, text: str) -> str | None:
-        """"stop" / "cancel" while a draft loop runs: end it after the current step."""
-        if not self.drafting or classify_reply(text) is not ReplyIntent.CANCEL:
+        """"stop" / "cancel" for the task's draft loop: end it after the current step; when the
+        loop has (or already had) its outcome, say what it was."""
+        worker = self.worker
+        if (worker is None or worker.task_id != self.state.task_id
+                or classify_reply(text) is not ReplyIntent.CANCEL):
             return None
-        assert self.worker is not None
-        self.worker.stop_event.set()
-        return ("Stopping the draft loop after the current step; the drafts so far stay in the "
-                "history.")
+        worker.stop_event.set()
+        if worker.alive and worker.finishing.is_set():  # too late to stop: it is recording
+            worker.thread.join(FINISH_WAIT_S)
+        if worker.alive:
+            return STOPPING
+        with self.lock:
+            return stop_answer(self.state, worker.record)
 
     @property
     def resumable(self) -> bool:
@@ -271,14 +286,19 @@ class Session:
     def resume(self, turn: Turn) -> str | None:
         """"continue": run the loop again from the task's last good draft."""
         with self.lock:
+            if not self.drafting and self.state.phase.phase is CodegenPhase.DONE \
+                    and self.state.task_id:
+                return finished_answer(self.state)  # never drafts a finished task again
             if not self.resumable:
                 return None
             self.state.phase.walk_to(CodegenPhase.METACODE_CONFIRMED, "continued by the user")
             return self._start(turn)
 
     def recover(self, turn: Turn) -> str | None:
-        """After a restart: report a task the state says is drafting but nothing runs, and
-        repair its phase (failed, "interrupted"), so "continue" can resume it."""
+        """After a restart: a task the state says is drafting but nothing runs takes the
+        outcome the ledger recorded for it (nothing to report: the user had the result); one
+        without an outcome is reported, and its phase repaired (failed, "interrupted"), so
+        "continue" can resume it."""
         with self.lock:
             if not self.state.running or self.drafting or LIFECYCLE.stopping.is_set():
                 return None
@@ -287,6 +307,10 @@ class Session:
                 project: Project | None = turn.workspace.project()
             except CodeMemoryError:
                 project = None
+            if adopt_recorded(self.state, project) is not None:
+                self.meter = Meter(self.state.llm_calls)
+                self.publish(turn.working_memory)
+                return None
             report, last_good = interruption_report(self.state, project)
             self.state.phase.fail("interrupted: the Cat stopped while the draft loop ran")
             self.state.scratchpad.put(task, "loop.status", LoopStatus.INTERRUPTED.value)

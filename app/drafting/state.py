@@ -44,6 +44,8 @@ class SessionState:
     applied_commit: str = ""
     #: LLM calls the current task made so far (proposals, revisions, the loop, scoring).
     llm_calls: int = 0
+    #: The number of the task's last draft-loop run (the task ledger's ``RunRecord.run``).
+    run: int = 0
     #: Problems found while loading (a damaged state is replaced, never fatal).
     warnings: list[str] = field(default_factory=list)
 
@@ -75,6 +77,7 @@ class SessionState:
             "commit_id": self.commit_id,
             "applied_commit": self.applied_commit,
             "llm_calls": self.llm_calls,
+            "run": self.run,
             "scratchpad": self.scratchpad.to_dict(),
         }
 
@@ -91,6 +94,7 @@ class SessionState:
                 commit_id=str(data.get("commit_id", "")),
                 applied_commit=str(data.get("applied_commit", "")),
                 llm_calls=int(data.get("llm_calls", 0)),
+                run=int(data.get("run", 0)),
             )
         except (KeyError, TypeError, ValueError, ScratchpadError) as err:
             log.warning("code working memory state damaged, starting afresh: %s", err)

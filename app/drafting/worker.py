@@ -4,8 +4,10 @@ The loop runs for minutes, so it runs in a daemon thread of its own (a turn must
 user's socket). Progress moves the task's phase through legal transitions and reaches the user
 as throttled notifications; the result arrives as a chat message. Every update goes through the
 session's lock and is persisted into the user's cached working memory, so a restarted Cat finds
-the phase the loop had reached. When the process stops, the worker leaves the state alone: the
-task stays "drafting", and the next Cat reports it as interrupted (``interruption_report``).
+the phase the loop had reached. The outcome is recorded in the task ledger first
+(``task_record``): that record, not the cached copy, is what a later turn or a restarted Cat
+trusts. When the process stops, the worker leaves the state alone: the task stays "drafting",
+its run stays unrecorded, and the next Cat reports it as interrupted (``interruption_report``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ...memory import CommitInfo, Scratchpad, TaskNotFound, is_good
 from ..host.lifecycle import LIFECYCLE, ShuttingDown
 from ..host.model_advice import failure_text, unreadable_verdict_advice
 from ..projects.indexing import PROGRESS_INTERVAL_S, Throttle
+from ..projects.ledger import RunRecord
 from ..projects.registry import Project
 from ..projects.workspace import UserLink, Workspace
 from .loop_run import (
@@ -33,6 +36,7 @@ from .loop_run import (
 )
 from .state import STATE_KEY, SessionState
 from .task_context import TaskContext
+from .task_record import outcome_record, record_outcome
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +68,13 @@ class DraftWorker:
         self.workspace = workspace
         self.meta = meta
         self.task_id = session.state.task_id
+        #: The run's number in the task ledger (``task_record.begin_run``).
+        self.run = session.state.run
         self.stop_event = threading.Event()
+        #: Set once the loop has its outcome: from then on a stop cannot change it.
+        self.finishing = threading.Event()
+        #: The outcome as recorded in the ledger, once the worker recorded it.
+        self.record: RunRecord | None = None
         self.notes = Scratchpad()  # the worker's own copy; merged into the state on updates
         self.notes.import_task(self.task_id, session.state.scratchpad.export_task(self.task_id))
         self._throttle = Throttle(PROGRESS_INTERVAL_S)
@@ -99,6 +109,7 @@ class DraftWorker:
         try:
             with self.workspace.registry.lease(self.project):
                 outcome = self._outcome()
+                self.finishing.set()
                 diff = self._diff(outcome)
             if LIFECYCLE.stopping.is_set():
                 return  # leave the phase: the next Cat reports the interrupted task
@@ -109,7 +120,11 @@ class DraftWorker:
             if LIFECYCLE.stopping.is_set():
                 return
             log.exception("draft loop of task %s failed", self.task_id)
-            self._update(failure=f"{type(err).__name__}: {err}")
+            self.finishing.set()
+            self.record = RunRecord(self.run, "failed", failure=f"{type(err).__name__}: {err}",
+                                    llm_calls=self.session.meter.calls)
+            record_outcome(self.project, self.task_id, self.record)
+            self._update(failure=self.record.failure)
             said = (_sentence(failure_text("drafting", err, self.workspace.config))
                     if isinstance(err, (LLMError, TimeoutError)) else
                     f"The draft loop stopped with an error: {type(err).__name__}: {err}.")
@@ -123,14 +138,22 @@ class DraftWorker:
         return draft_diffs(self.project, base, outcome.commit_id) if base else ""
 
     def _finish(self, outcome: Committed | GaveUp, diff: str) -> None:
+        """Record the outcome in the ledger (the durable record), then in the session's state,
+        then tell the user."""
+        self.record = outcome_record(self.run, outcome, self.session.meter.calls)
+        record_outcome(self.project, self.task_id, self.record)
         if isinstance(outcome, Committed):
             self._update(CodegenPhase.DONE, outcome.commit_id)
         else:
             self._update(commit_id=outcome.last_good, failure=outcome.reason)
         advice = "" if isinstance(outcome, Committed) else unreadable_verdict_advice(
             ((r.check, r.message) for r in outcome.last_report.results), self.workspace.config)
-        self.link.send(outcome_message(outcome, self.meta, diff, self.session.meter.calls,
-                                       advice), "chat")
+        message = outcome_message(outcome, self.meta, diff, self.session.meter.calls, advice)
+        if isinstance(outcome, Committed) and self.stop_event.is_set():
+            first, _, rest = message.partition("\n\n")
+            message = (f"{first} It had finished before your **stop** could take effect."
+                       f"\n\n{rest}")
+        self.link.send(message, "chat")
 
     def _progress(self, event: ProgressEvent) -> None:
         if LIFECYCLE.stopping.is_set():

@@ -5,6 +5,10 @@ in its own process (uvicorn, ``file_system`` cache, cat_process.py) with the plu
 a draft loop in flight; it must exit well within the grace period, leaving none of the processes
 the plugin started (parser workers, git helpers, sandboxes). A second Cat on the same data
 folder then reports the interrupted task on the user's next message, and "continue" finishes it.
+
+And the other side: a draft that *finished* while a turn held a copy of the working memory
+(``file_system`` cache, the copy written back after the worker's) stays finished in the next
+Cat: no interruption report, and "continue" says it is finished and drafts nothing.
 """
 
 from __future__ import annotations
@@ -15,13 +19,17 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from ..unit.glue.sim_llm import ConversationLLM
+from ..unit.glue.test_readme_phrases import FILES
+from ..unit.glue.test_readme_phrases import SETTINGS as CHAT_SETTINGS
 from . import cat_harness
 from .cat_doubles import SLUGIFY_DRAFT as GOOD
 from .cat_doubles import SLUGIFY_METACODE as METACODE
-from .cat_doubles import LLMScript
+from .cat_doubles import LLMScript, make_fake_llm
 from .cat_harness import PLUGIN_ID
 from .cat_process import ServedCat, alive, say
 
@@ -140,3 +148,117 @@ def test_sigterm_while_a_sandbox_runs_ends_every_process_quickly(served):
     children = drive_to_the_draft(cat, sandbox_running)
     assert any("pytest" in c for c in children.values()), children
     assert_stopped_cleanly(cat, children)
+
+
+class _Script:
+    """What ``cat_doubles.make_fake_llm`` drives: the conversation model."""
+
+    def __init__(self, llm: ConversationLLM) -> None:
+        self.llm = llm
+
+    def reply(self, prompt: str) -> str:
+        return self.llm(prompt)
+
+
+SLUGIFY = "write a function slugify in text_utils.py that turns a title into a URL slug"
+RUNNING = ("metacode_confirmed", "drafting", "validating", "committed", "rolled_back",
+           "reviewing")
+
+
+def _moments(pending: dict[str, list[Callable[[], None]]]) -> Callable[[object], None]:
+    """``before_boot``: run what the test queued right after a turn of alice's loaded her
+    working memory (when ``StrayCat.run`` starts, in the turn's thread: the load itself runs on
+    the event loop, which the worker's messages need), or right before the Cat writes the
+    turn's copy back (the order the race needs)."""
+
+    def patch(mp: object) -> None:
+        from cat.looking_glass.stray_cat import StrayCat
+
+        run, write_back = StrayCat.run, StrayCat.update_working_memory_cache
+
+        def loaded(self: object, *args: object, **kwargs: object) -> object:
+            while getattr(self, "user_id", "") == "alice" and pending["after_load"]:
+                pending["after_load"].pop(0)()
+            return run(self, *args, **kwargs)
+
+        def writing(self: object) -> None:
+            while getattr(self, "user_id", "") == "alice" and pending["before_write_back"]:
+                pending["before_write_back"].pop(0)()
+            write_back(self)
+
+        mp.setattr(StrayCat, "run", loaded)  # type: ignore[attr-defined]
+        mp.setattr(StrayCat, "update_working_memory_cache", writing)  # type: ignore[attr-defined]
+
+    return patch
+
+
+@pytest.mark.parametrize("moment", ["before_write_back", "after_load"])
+def test_a_draft_finished_during_a_stop_stays_finished_after_a_restart(boot_cat, tmp_path,
+                                                                       moment):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name, text in FILES.items():
+        (repo / name).write_text(text)
+    settings = {**CHAT_SETTINGS, "repository_path": str(repo),
+                "data_folder": str(tmp_path / "data")}
+    pending: dict[str, list[Callable[[], None]]] = {"after_load": [], "before_write_back": []}
+    llm = ConversationLLM()
+    with boot_cat(settings=settings, workdir=tmp_path / "cat", cache_type="file_system",
+                  keep_plugins_dir=True, before_boot=_moments(pending)) as run:
+        run.ccat._llm = make_fake_llm(_Script(llm))
+        assert "index" in run.message("index my repository", user="indexer").lower()
+        cat_harness.wait_for_indexing(run)
+        with run.session("alice") as chat:
+            assert "**go**" in chat.say(SLUGIFY)["text"]
+            llm.hold()
+            assert chat.say("go")["text"].startswith("Drafting `slugify`")
+            assert llm.generating.wait(60)
+
+            def finish() -> None:
+                llm.release()
+                cat_harness.wait_for_draft(run, "alice")
+
+            pending[moment].append(finish)
+            chat.ws.send_json({"text": "stop"})  # the turn's answer (the result comes too)
+            frame = chat.wait_for(lambda f: f.get("type") == "error" or "text" in f, 300)
+            assert frame is not None and "text" in frame, frame
+            answer = frame["text"]
+            assert pending[moment] == [], "the moment never came"
+            if moment == "after_load":  # the loop had ended when the stop was read
+                assert answer.startswith("Nothing to stop: the draft of `slugify`"), answer
+                assert "had already finished, committed as `" in answer, answer
+            else:  # read while the loop ran; it finished before it could stop
+                assert answer.startswith("Stopping the draft loop"), answer
+            results = [f for f in chat.frames if str(f.get("content", "")).startswith(
+                "Draft committed")] or [chat.wait_for(lambda f: str(f.get("content", ""))
+                                                      .startswith("Draft committed"), 60)]
+            assert results[0] is not None, [str(f)[:300] for f in chat.frames[-5:]]
+            assert chat.logs.errors_since(0) == [], chat.logs.errors_since(0)
+        saved = run.plugin_state("alice")
+        if moment == "before_write_back":  # the race happened: the stale copy won the cache
+            assert saved["phase"] in RUNNING, saved["phase"]
+        plugins_name = run.plugins_name
+    _finished_in_the_next_cat(boot_cat, tmp_path, plugins_name)
+
+
+def _finished_in_the_next_cat(boot_cat: Callable[..., Any], tmp_path: Any,
+                              plugins_name: str) -> None:
+    """The next Cat on the same data (nothing of the plugin ran at the first one's shutdown,
+    as after a kill -9): the task is finished, and "continue" asks the model nothing."""
+    llm = ConversationLLM()
+    with boot_cat(workdir=tmp_path / "cat", cache_type="file_system", toggle=False,
+                  plugins_name=plugins_name) as run:
+        run.ccat._llm = make_fake_llm(_Script(llm))
+        with run.session("alice") as chat:
+            answer = chat.say("hello, how are you?")["text"]
+            assert "interrupted" not in answer, answer
+            assert run.plugin_state("alice")["phase"] == "done"
+            calls = llm.calls
+            answer = chat.say("continue")["text"]
+            assert answer.startswith("The draft of `slugify` in `text_utils.py`"), answer
+            assert "is finished" in answer and "**apply**" in answer, answer
+            assert llm.calls == calls, llm.prompts[calls:]  # nothing asked, nothing drafted
+            history = chat.say("show the draft history")["text"]
+            assert "draft 1" in history and "draft 2" not in history, history
+        sessions = run.plugin_module("app.process").GENERATION.sessions.all()
+        assert not any(s.worker is not None for s in sessions), "a finished task drafted again"

@@ -10,11 +10,14 @@ What it reproduces (docs/cat-plugin-api.md has the Cat's side):
   ``sys.modules`` (intermediate packages stay, as in the Cat); a re-upload replaces the plugin
   object, so *its* deactivation runs no override; a restart is a new process (the old one's
   live import exits, nothing of it survives but what the cache pickled);
-* a turn: ``before_cat_reads_message``, the recall hooks, ``before_agent_starts``,
-  ``agent_fast_reply`` (an answer ends the turn), then the form agent (a CLOSED form is cleared
-  and the turn goes on; an open form's ``next()`` answers; an exception is logged and the turn
-  goes on), else the Cat's own answer; hook exceptions are logged, never raised (here: kept in
-  ``errors``);
+* a turn: the working memory loaded, ``before_cat_reads_message``, the recall hooks,
+  ``before_agent_starts``, ``agent_fast_reply`` (an answer ends the agent), then the form agent
+  (a CLOSED form is cleared and the turn goes on; an open form's ``next()`` answers; an
+  exception is logged and the turn goes on), else the Cat's own answer; then
+  ``before_cat_sends_message`` and the turn's copy written back; hook exceptions are logged,
+  never raised (here: kept in ``errors``). ``say`` can run something right after the load and
+  right before the write-back (``after_load``, ``before_write_back``): a worker finishing
+  there is the race of a turn whose copy is stale;
 * the working memory per user, kept by reference (``in_memory``) or pickled after every turn and
   loaded afresh before the next (``file_system``); ``cat.llm`` records model interactions.
 
@@ -220,14 +223,22 @@ class SimCat:
         self.wait_indexing()
 
     # -- a turn ------------------------------------------------------------------------------
-    def say(self, user: str, text: str) -> str:
+    def say(self, user: str, text: str, *, after_load: Callable[[], None] | None = None,
+            before_write_back: Callable[[], None] | None = None) -> str:
         """One message: exactly one answer (the plugin's or the Cat's)."""
         stray = SimStray(self, user, self._load(user))
+        if after_load is not None:
+            after_load()
         memory = stray.working_memory
         memory.model_interactions = []
         memory.user_message_json = SimpleNamespace(text=text)
         answer = self._turn(stray)
+        if self.active:
+            answer = self._pipe("before_cat_sends_message", SimpleNamespace(text=answer),
+                                stray).text
         memory.history.append((text, answer))
+        if before_write_back is not None:
+            before_write_back()
         self.cache.insert(SimpleNamespace(key=f"{user}_working_memory", value=memory))
         return answer
 

@@ -5,14 +5,18 @@ stands.
 The model: per user, idle, asking (the form waits for the file), proposed, drafting (the loop
 runs, held in its code generation), stopping, interrupted (a plugin event stopped the loop),
 or finished (done, stopped or gave up: the task stays); plugin events: toggle off and on, a
-re-upload, a restart (``file_system`` cache, so working memories survive it).
+re-upload, a restart (``file_system`` cache, so working memories survive it; the ``in_memory``
+machine has no restart, which would forget every user). A draft may also finish *during* a
+turn, right after the turn loaded the working memory or right before it writes its copy back
+(the race of a stale copy, docs/cat-plugin-api.md, "Who owns a task's state").
 
 Invariants, checked after every step: every message gets exactly one answer and no hook, tool
 or form raised; a code request in any state reaches the plugin (a proposal, the file question,
 or "a draft is running"); "go" after a proposal starts a draft; the draft-history commands and
 "apply" answer only a user with a task; after a plugin event the retired import of the plugin
 has stopped every thread it started and closed its projects, and the user's task is intact or
-reported as interrupted.
+reported as interrupted. A finished task is never reported as interrupted, and "continue" on a
+committed task says it is finished and drafts nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +39,10 @@ REQUESTS = (
     ("add a helper that counts words", False),  # names no file: the form asks
 )
 FILE_ANSWER = "put it in text/words.py"
+#: The final chat message of a draft loop that ended.
+RESULTS = ("Draft committed", "Stopped as you asked", "I gave up")
+#: What "stop" answers when the loop had already ended.
+LATE_STOP = ("Nothing to stop:", "The draft loop of")
 PLUGIN_ANSWERS = ("**go**", "Which file should the code go in?", "A draft is running")
 
 
@@ -51,14 +59,19 @@ class ConversationModel:
     Hypothesis state machine. Hypothesis is imported there only: the Cat imports every file of
     the plugin, tests included, and its image has no Hypothesis."""
 
+    #: The Cat's cache (``in_memory_machine`` runs the model on the other one).
+    cache = "file_system"
+
     def boot(self) -> None:
         self.tmp = tempfile.TemporaryDirectory(prefix="cwm-model-")
         root = pathlib.Path(self.tmp.name)
         self.llm = ConversationLLM()
         self.llm.hold()
         self.cat = SimCat(make_repository(root / "repo"), root / "data", self.llm,
-                          settings=SETTINGS, cache="file_system").__enter__()
+                          settings=SETTINGS, cache=self.cache).__enter__()
         self.where = {user: "idle" for user in USERS}
+        #: the user's last loop ended with a commit (and no request came since)
+        self.committed = {user: False for user in USERS}
         self.has_task = {user: False for user in USERS}
         self.previous = None
 
@@ -68,10 +81,12 @@ class ConversationModel:
             self.cat.__exit__(None, None, None)
             self.tmp.cleanup()
 
-    def say(self, user: str, text: str) -> str:
-        answer = self.cat.say(user, text)
+    def say(self, user: str, text: str, **moments: Any) -> str:
+        answer = self.cat.say(user, text, **moments)
         assert isinstance(answer, str) and answer, f"{text!r} got no answer"
         assert self.cat.errors == [], "\n".join(self.cat.errors)
+        assert "was interrupted" not in answer or self.where[user] == "interrupted", \
+            f"{user} ({self.where[user]}) was told of an interruption: {answer}"
         if self.where[user] == "interrupted":  # the first message after an event reports it
             assert "was interrupted" in answer or answer.startswith("Drafting"), answer
             self.where[user] = "drafting" if answer.startswith("Drafting") else "finished"
@@ -90,6 +105,7 @@ class ConversationModel:
             assert answer.startswith("A draft is running"), answer
         elif "**go**" in answer:
             self.where[user], self.has_task[user] = "proposed", True
+            self.committed[user] = False
         else:
             assert was == "asking" or not names_file, answer
             self.where[user] = "asking"
@@ -102,6 +118,7 @@ class ConversationModel:
             assert "**go**" in answer and "text/words.py" in answer, answer
         if "**go**" in answer and was not in ("drafting", "stopping"):
             self.where[user], self.has_task[user] = "proposed", True
+            self.committed[user] = False
 
     def go(self, user: str) -> None:
         was = self.where[user]
@@ -128,6 +145,8 @@ class ConversationModel:
         if was == "proposed":
             assert answer.startswith("Cancelled the request"), answer
             self.where[user] = "finished"
+        elif was == "finished" and self.committed[user]:
+            assert answer.startswith("Nothing to stop:"), answer
         elif was == "asking":
             assert answer == "Dropped the code request.", answer
             self.where[user] = "idle"
@@ -154,12 +173,57 @@ class ConversationModel:
         self.llm.release()
         self.cat.wait_drafts()
         self.llm.hold()
+        self._finished()
+
+    def _finished(self) -> None:
+        """Every user whose loop ran has its result, and is finished."""
         for user in USERS:
             if self.where[user] in ("drafting", "stopping"):
                 chats = self.cat.chats(user)
-                assert chats and chats[-1].startswith(("Draft committed", "Stopped as you asked",
-                                                       "I gave up")), chats[-1:]
+                assert chats and chats[-1].startswith(RESULTS), chats[-1:]
                 self.where[user] = "finished"
+                self.committed[user] = chats[-1].startswith("Draft committed")
+
+    def draft_finishes_during_a_turn(self, user: str, text: str, moment: str) -> None:
+        """``user`` says ``text`` while the drafts finish, right after the turn loaded the
+        working memory or right before it writes its (stale) copy back."""
+        if self.where[user] not in ("drafting", "stopping"):
+            return
+        was = self.where[user]
+        answer = self.say(user, text, **{moment: self.drafts_finish})
+        if not answer:
+            return
+        if text == "stop" and moment == "after_load":  # the loop had ended: what happened
+            assert answer.startswith(LATE_STOP), answer
+            if self.committed[user]:
+                assert "had already finished" in answer, answer
+        elif text == "stop":
+            assert answer.startswith("Stopping the draft loop" if was == "drafting"
+                                     else LATE_STOP), answer
+        elif text == "continue" and moment == "after_load":
+            self._continued(user, answer)
+        else:
+            assert answer == CAT_ANSWER, answer
+
+    def continue_(self, user: str) -> None:
+        was = self.where[user]
+        answer = self.say(user, "continue")
+        if not answer:
+            return
+        if was == "proposed":
+            assert answer.startswith("Drafting `"), answer
+            self.where[user] = "drafting"
+        elif was == "finished":
+            self._continued(user, answer)
+
+    def _continued(self, user: str, answer: str) -> None:
+        """"continue" on a finished task: a committed one is finished (nothing drafts), a
+        stopped or failed one resumes."""
+        if self.committed[user]:
+            assert answer.startswith("The draft of `") and "is finished" in answer, answer
+            assert not any(w.alive for w in self.cat.workers()), "a finished task drafts again"
+        elif answer.startswith("Drafting `"):
+            self.where[user] = "drafting"
 
     # -- plugin events -------------------------------------------------------------------
     def plugin_event(self, event: str) -> None:
@@ -172,6 +236,8 @@ class ConversationModel:
         for user in USERS:
             if self.where[user] in ("drafting", "stopping"):
                 self.where[user] = "interrupted"
+            if event == "restart" and self.cache == "in_memory":  # nobody's memory survives
+                self.where[user], self.has_task[user] = "idle", False
 
     def nothing_outlives_its_import(self) -> None:
         previous = getattr(self, "previous", None)
@@ -194,11 +260,15 @@ RULES: dict[str, dict[str, tuple[Any, ...]]] = {
                                              "apply")},
     "chat": {"user": USERS, "text": ("hello, how are you?", "what does parse_date do?")},
     "drafts_finish": {}, "plugin_event": {"event": ("toggle", "reupload", "restart")},
+    "draft_finishes_during_a_turn": {"user": USERS,
+                                     "text": ("stop", "continue", "hello, how are you?"),
+                                     "moment": ("after_load", "before_write_back")},
+    "continue_": {"user": USERS},
 }
 
 
-def machine() -> type:
-    """``ConversationModel`` as a Hypothesis ``RuleBasedStateMachine``."""
+def machine(cache: str = "file_system") -> type:
+    """``ConversationModel`` as a Hypothesis ``RuleBasedStateMachine`` on ``cache``."""
     from hypothesis import strategies as st
     from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
@@ -208,16 +278,27 @@ def machine() -> type:
     steps["boot"] = initialize()(ConversationModel.boot)
     steps["nothing_outlives_its_import"] = invariant()(
         ConversationModel.nothing_outlives_its_import)
+    steps["cache"] = cache
     return type("Conversation", (ConversationModel, RuleBasedStateMachine), steps)
+
+
+def _explore(cache: str, examples: str) -> None:
+    from hypothesis import HealthCheck, settings
+    from hypothesis.stateful import run_state_machine_as_test
+
+    run_state_machine_as_test(machine(cache), settings=settings(
+        max_examples=int(os.environ.get("CWM_MODEL_EXAMPLES", examples)),
+        stateful_step_count=int(os.environ.get("CWM_MODEL_STEPS", "14")), deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]))
 
 
 def test_the_conversation_model_holds():
     """Hypothesis explores conversations (``make test``: a bounded number;
     ``CWM_MODEL_EXAMPLES=200`` and ``CWM_MODEL_STEPS`` explore more, for a long local run)."""
-    from hypothesis import HealthCheck, settings
-    from hypothesis.stateful import run_state_machine_as_test
+    _explore("file_system", "8")
 
-    run_state_machine_as_test(machine(), settings=settings(
-        max_examples=int(os.environ.get("CWM_MODEL_EXAMPLES", "8")),
-        stateful_step_count=int(os.environ.get("CWM_MODEL_STEPS", "14")), deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]))
+
+def test_the_conversation_model_holds_with_the_in_memory_cache():
+    """The same model on the Cat's default cache (the same object every turn: a worker's write
+    and a turn's copy are one; a restart forgets every user)."""
+    _explore("in_memory", "4")
