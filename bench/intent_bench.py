@@ -1,7 +1,7 @@
 """Routing figures of the intent detector on the labelled corpus, per split (no LLM).
 
-Run: ``.venv/bin/python -m tests.run bench.intent_bench [--wrong] [--sealed]``. For each split: request
-precision and recall with AMBIGUOUS counted as "not a request" (a tie-break that always says
+Run: ``.venv/bin/python -m tests.run bench.intent_bench [--wrong] [--sealed]``. For each split:
+request precision and recall with AMBIGUOUS counted as "not a request" (a tie-break that always says
 no) and as "request" (recall: an oracle tie-break; precision: every AMBIGUOUS "other" counted
 as a false request too, the worst case), the number of AMBIGUOUS verdicts (each costs one LLM
 call in the Cat), the questions recognised; without the index lookup, and with the split's

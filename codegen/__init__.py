@@ -38,6 +38,8 @@ _EXPORTS: dict[str, str] = {
     "ReplyIntent": ".replies",
     "classify_reply": ".replies",
     "is_resume": ".replies",
+    "Utterance": ".utterance",
+    "read_utterance": ".utterance",
     # a task's phases and its meta-code
     "CodegenPhase": ".phases",
     "PhaseMachine": ".phases",
@@ -151,4 +153,6 @@ if TYPE_CHECKING:
     from .sandbox.protect import SandboxPolicy as SandboxPolicy
     from .sandbox.run import SANDBOX_LAUNCHER as SANDBOX_LAUNCHER
     from .sandbox.run import SandboxResult as SandboxResult
+    from .utterance import Utterance as Utterance
+    from .utterance import read_utterance as read_utterance
     from .validate import validate_draft as validate_draft

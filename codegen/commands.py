@@ -5,8 +5,9 @@ one of the tool's examples, and then asks the LLM to pick it: with the Cat's def
 ``DumbEmbedder`` that is a coin toss, and it costs a call. These commands ("index my
 repository", "code memory status", "show the draft history", "roll back to draft 2", "redo",
 "add source /srv/lib") name the plugin's own features, so a short, anchored pattern decides: the
-whole message must be the command (politeness and punctuation aside), so "update the index
-function in utils.py" stays a code request and "what is a rollback?" stays a question.
+core phrase of the message (``utterance``: greetings, the Cat's name, fillers, thanks, emoji
+aside) must be the command, so "update the index function in utils.py" stays a code request
+and "what is a rollback?" stays a question.
 
 Many of them are also ordinary words: "update the project", "rebuild the index", "list
 sources", "redo" mean something to anyone. ``Found.explicit`` says whether the message names the
@@ -21,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+
+from .utterance import read_utterance
 
 
 class Command(str, Enum):
@@ -89,10 +92,13 @@ _DRAFT_COMMANDS = frozenset({Command.HISTORY, Command.ROLL_BACK, Command.REDO})
 def detect_command(text: str) -> Found | None:
     """The plugin command the whole message asks for, or ``None`` (see the module docstring
     for ``Found.explicit``)."""
-    found = _source_command(text or "")
+    said = read_utterance(text or "")
+    if said.escape:
+        return None
+    found = _source_command(said.marked)
     if found is not None:
         return found
-    message = " ".join((text or "").split())
+    message = said.core
     if not message or len(message) > 80:
         return None
     for command, pattern in _PATTERNS:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from .utterance import read_utterance
+
 CONFIRM_WORDS = frozenset({
     "go", "yes", "y", "ok", "okay", "confirm", "confirmed", "start", "proceed", "do it",
     "go ahead", "looks good", "lgtm", "sure", "yes please", "sounds good", "correct",
@@ -36,7 +38,15 @@ class ReplyIntent(str, Enum):
 
 
 def _plain_words(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s']", " ", (text or "").lower()).split())
+    """The reply's core phrase (``utterance``: "yes please 🙏" is "yes"), in plain words; a
+    reply that is only wrapper ("ok, thanks!") keeps its words."""
+    said = read_utterance(text or "")
+    words = " ".join(re.sub(r"[^\w\s']", " ", said.core.lower()).split())
+    if said.social and words not in CONFIRM_WORDS | CANCEL_WORDS:
+        first = " ".join(re.sub(r"[^\w\s']", " ", said.removed[0].lower()).split()) \
+            if said.removed else ""
+        return first if first in CONFIRM_WORDS else words
+    return words
 
 
 def is_resume(text: str) -> bool:

@@ -46,19 +46,13 @@ def test_the_frozen_splits_are_unchanged_since_their_evaluation(split):
     assert split_digest(load(sealed=True), split) == FROZEN[split]
 
 
-#: holdout6 was evaluated once before the utterance normalisation (docs/benchmarks.md); the
-#: readers were changed with it in view afterwards.
-NOT_YET = pytest.mark.xfail(strict=False, reason="holdout6: before the normalisation")
-
-
 def figures_of(split):
     """The split's figures with its fake index where it has one (the glue asks the index
     whenever a repository is configured)."""
     return evaluate(split_items(DATA, split), KNOWN.get(split))
 
 
-@pytest.mark.parametrize("split", [pytest.param(s, marks=NOT_YET) if s == "holdout6" else s
-                                   for s in SPLITS])
+@pytest.mark.parametrize("split", SPLITS)
 def test_each_split_meets_the_request_targets(split):
     """Precision >= 0.97 with AMBIGUOUS as not a request (no "other" is taken for a request
     beyond that); recall >= 0.95 with AMBIGUOUS as a request (the LLM tie-break decides)."""
@@ -75,15 +69,13 @@ QUESTION_MISS = pytest.mark.xfail(strict=True, reason="holdout5: 11/12 questions
 
 
 @pytest.mark.parametrize("split", [pytest.param(s, marks=QUESTION_MISS) if s == "holdout5"
-                                   else pytest.param(s, marks=NOT_YET) if s == "holdout6"
                                    else s for s in SPLITS])
 def test_each_split_recognises_at_least_14_of_15_questions(split):
     figures = figures_of(split)
     assert figures.questions_ok / figures.questions >= 14 / 15, figures.wrong
 
 
-@pytest.mark.parametrize("split", [pytest.param(s, marks=NOT_YET) if s == "holdout6" else s
-                                   for s in sorted(KNOWN)])
+@pytest.mark.parametrize("split", sorted(KNOWN))
 def test_without_the_index_precision_holds_and_recall_beats_the_word_lists(split):
     """No repository configured: no lookup. Names only the index knows ("paginate") are then
     plain words, so recall is lower, but no ordinary message becomes a request. (The detector
@@ -101,14 +93,7 @@ def test_the_index_is_asked_at_most_once_a_message(split):
     assert 0 < figures.lookups <= len(items)
 
 
-#: holdout4's one request routed OTHER: "a CLI command that prints the current version", a
-#: noun phrase with no verb (evaluated once, not tuned on).
-SMALL_TALK_MISS = pytest.mark.xfail(strict=True, reason="holdout4: one noun-phrase request")
-
-
-@pytest.mark.parametrize("split", [pytest.param(s, marks=SMALL_TALK_MISS) if s == "holdout4"
-                                   else pytest.param(s, marks=NOT_YET) if s == "holdout6"
-                                   else s for s in SPLITS])
+@pytest.mark.parametrize("split", SPLITS)
 def test_no_request_is_ever_answered_as_small_talk_or_a_question(split):
     """A request the detector misses must at least be ambiguous (the LLM then decides)."""
     for item in split_items(DATA, split):
