@@ -119,6 +119,9 @@ def candidate_names(text: str) -> list[str]:
         for name in (token, *parts):
             if len(name) > 2 and name.lower() not in _NOT_NAMES and name not in found:
                 found.append(name)
+    first = NAME_RE.search(rest)
+    if first and first.group(0).istitle() and first.group(0).lower() not in found:
+        found.append(first.group(0).lower())  # "Paginate should ...": the sentence's capital
     return found[:MAX_NAMES]
 
 
