@@ -15,6 +15,7 @@ from .app.entry import (
     index_at_startup,
     prompt_variables,
     read_message,
+    sent_message,
     widen_recall,
 )
 from .app.entry import (
@@ -68,3 +69,9 @@ def agent_prompt_suffix(prompt_suffix, cat):
 def agent_fast_reply(fast_reply_value, cat):
     """Answer proposed meta-code ("go", "cancel", changes), "stop", "continue" and "apply"."""
     return fast_reply(cat, fast_reply_value)
+
+
+@hook
+def before_cat_sends_message(message, cat):
+    """Say, after an answer given while a proposal waits, that it still waits."""
+    return sent_message(message)

@@ -87,12 +87,22 @@ def fast_reply(cat: StrayCat, reply: dict[str, object]) -> dict[str, object]:
     request form routed this turn, answers)."""
     notes = turn_notes()
     answer = notes.reply
-    if answer is None and not notes.routed:
+    if answer is None and not notes.routed and not notes.waiting:  # an aside: the Cat answers
         with turn_scope(cat):
             answer = direct_answer(*session_turn(cat))
     if answer is not None:
         reply["output"] = answer
     return reply
+
+
+def sent_message(message: Any) -> Any:  # Any: the Cat's CatMessage
+    """``before_cat_sends_message``: after an answer given while a proposal waits (a question,
+    ordinary chat, a command), one line saying that it still waits."""
+    waiting = turn_notes().waiting
+    text = getattr(message, "text", None)
+    if waiting and isinstance(text, str) and waiting not in text:
+        message.text = f"{text}\n\n{waiting}"
+    return message
 
 
 # -- the request form ----------------------------------------------------------------------------

@@ -49,6 +49,7 @@ class Figures:
     questions_ok: int = 0
     lookups: int = 0
     misroutes: int = 0        # requests routed OTHER or CODE_QUESTION (no tie-break asked)
+    by_label: dict[str, list[int]] = field(default_factory=dict)  # label -> [n, ambiguous]
     wrong: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
@@ -96,6 +97,9 @@ def evaluate(items: Sequence[dict], known_names: Sequence[str] | None) -> Figure
         out.false += not request and got is Intent.CODE_REQUEST
         out.ambiguous_others += not request and got is Intent.AMBIGUOUS
         out.misroutes += request and got in (Intent.OTHER, Intent.CODE_QUESTION)
+        counts = out.by_label.setdefault(item["label"], [0, 0])
+        counts[0] += 1
+        counts[1] += got is Intent.AMBIGUOUS
         if item["label"] == "question":
             out.questions += 1
             out.questions_ok += got is Intent.CODE_QUESTION
@@ -123,16 +127,37 @@ def rows(corpus: dict) -> list[tuple[str, str, Figures]]:
     return out
 
 
+#: A realistic mix of what users type in a chat with the plugin: mostly ordinary chat.
+MIX = {"other": 0.70, "question": 0.15, "request": 0.15}
+
+
+def tie_break_share(figures: Sequence[Figures]) -> float:
+    """The share of messages that reach the LLM tie-break in the ``MIX``: each label's
+    ambiguous rate over ``figures`` pooled, weighted by its share of the mix."""
+    share = 0.0
+    for label, weight in MIX.items():
+        n = sum(f.by_label.get(label, [0, 0])[0] for f in figures)
+        ambiguous = sum(f.by_label.get(label, [0, 0])[1] for f in figures)
+        share += weight * (ambiguous / n if n else 0.0)
+    return share
+
+
 def main(argv: list[str]) -> int:
     print("split     lookup  n    P      R      P(amb) R(amb) ambiguous  questions  misroutes "
           "hijacks")
-    for split, lookup, f in rows(load(sealed="--sealed" in argv)):
+    table = rows(load(sealed="--sealed" in argv))
+    for split, lookup, f in table:
         print(f"{split:9} {lookup:6} {f.n:4} {f.precision():.3f}  {f.recall():.3f}  "
               f"{f.precision(True):.3f}  {f.recall(True):.3f}  {f.ambiguous:9}  "
               f"{f.questions_ok:>5}/{f.questions:<4} {f.misroutes:9} {f.false:7}")
         if "--wrong" in argv:
             for label, got, text in f.wrong:
                 print(f"    {label:8} -> {got:13} {text}")
+    held = [f for split, lookup, f in table if split.startswith("holdout")
+            and (lookup == "index" or split in ("holdout", "holdout2"))]
+    print(f"tie-break share in a realistic mix ({', '.join(f'{v:.0%} {k}' for k, v in MIX.items())}"
+          f", every held-out split, with its index where it has one): "
+          f"{tie_break_share(held):.3f}")
     print("P, R: AMBIGUOUS as not a request; P(amb), R(amb): AMBIGUOUS as a request; "
           "misroutes: requests answered as chat or a question with confidence; hijacks: "
           "non-requests taken for a request.")

@@ -70,6 +70,11 @@ class Detection:
     evidence: tuple[str, ...] = ()
     known: tuple[str, ...] = ()
 
+    @property
+    def escaped(self) -> bool:
+        """The user chose the reading (``/code ...``, ``/ask ...``)."""
+        return bool(self.evidence) and self.evidence[0].startswith("escape:")
+
 
 #: ``/code ...`` always starts a code request, ``/ask ...`` always asks about the code.
 _ESCAPES = {"code": Intent.CODE_REQUEST, "ask": Intent.CODE_QUESTION}
@@ -100,7 +105,7 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     sign, why = code_sign(sentence, details, strong, weak)
     change = change_asked(sentence)
     form = question_form(sentence)
-    intent = _decide(sentence, sign, change, form)
+    intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
     if intent is Intent.OTHER and known is not None and _about_the_system(sentence, form):
         intent = Intent.CODE_QUESTION
     evidence = tuple(e for e in (why, change, form) if e)
@@ -123,14 +128,16 @@ def _confirmed(text: str, known: KnownCode | None) -> set[str]:
     return known.known(names) & set(names) if names else set()
 
 
-def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str) -> Intent:
-    """Confident only where the rules settle it: a change (or an ask for an action) of
-    strongly named code is a request; a message with no sign of code, or thanks ("thanks,
-    parse_date works now"), is not. Any other sign of code is uncertain, for the tie-break."""
+def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
+            names_code: bool) -> Intent:
+    """Confident only where the rules settle it: a change of strongly named code, or an ask
+    for an action on a name of code ("could you fix parse_date?", not "could you send me the
+    file?"), is a request; a message with no sign of code, or thanks ("thanks, parse_date works
+    now"), is not. Any other sign of code is uncertain, for the tie-break."""
     if form or opening_verb(sentence) in INFORMATION_VERBS:
         about_code = sign is not CodeSign.NONE or asks_about_code(sentence)
         return Intent.CODE_QUESTION if about_code else Intent.OTHER
-    if sign is CodeSign.STRONG and (change or sentence.asked):
+    if sign is CodeSign.STRONG and (change or (sentence.asked and names_code)):
         return Intent.CODE_REQUEST
     if sign is CodeSign.NONE or sentence.words[0] in ACKNOWLEDGEMENTS:
         return Intent.OTHER

@@ -85,6 +85,8 @@ def read_utterance(text: str) -> Utterance:
     reader = _Reader(text)
     reader.escape()
     reader.leading()
+    if not reader.escaped and reader.escape():  # "hi, /code ..."
+        reader.leading()
     reader.trailing()
     if reader.start >= reader.end:  # nothing but wrapper: the message is social
         return _social(text, reader)
@@ -118,7 +120,7 @@ class _Reader:
         if piece and any(c not in _EDGE for c in piece):
             self.removed.append(piece)
 
-    def escape(self) -> None:
+    def escape(self) -> bool:
         self._leading_edge()
         for prefix, kind in ESCAPES.items():
             if self.folded.startswith(prefix, self.start) and self._boundary_after(
@@ -126,7 +128,8 @@ class _Reader:
                 self._take(self.start, self.start + len(prefix))
                 self.start += len(prefix)
                 self.escaped = kind
-                return
+                return True
+        return False
 
     def edges_only(self) -> None:
         self._leading_edge()

@@ -74,7 +74,8 @@ THANKS = frozenset({
     "obrigado", "obrigada", "muito obrigado", "muito obrigada", "valeu", "brigado",
     "bedankt", "dank je", "dank je wel", "dankjewel", "dank u", "dank u wel", "alsjeblieft",
     "alstublieft", "graag", "dzieki", "dziekuje", "prosze", "tack", "tack sa mycket", "kiitos",
-    "lol", "haha", "hehe",
+    "lol", "haha", "hehe", "sorry", "scusa", "scusami", "entschuldigung", "perdon", "pardon",
+    "desculpa", "excuse me",
 })
 
 #: Explicit escapes: ``/code ...`` always starts a code request, ``/ask ...`` always asks

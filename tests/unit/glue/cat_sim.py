@@ -13,8 +13,8 @@ What it reproduces (docs/cat-plugin-api.md has the Cat's side):
 * a turn: ``before_cat_reads_message``, the recall hooks, ``before_agent_starts``,
   ``agent_fast_reply`` (an answer ends the turn), then the form agent (a CLOSED form is cleared
   and the turn goes on; an open form's ``next()`` answers; an exception is logged and the turn
-  goes on), else the Cat's own answer; hook exceptions are logged, never raised (here: kept in
-  ``errors``);
+  goes on), else the Cat's own answer, and ``before_cat_sends_message`` on whichever answered;
+  hook exceptions are logged, never raised (here: kept in ``errors``);
 * the working memory per user, kept by reference (``in_memory``) or pickled after every turn and
   loaded afresh before the next (``file_system``); ``cat.llm`` records model interactions.
 
@@ -257,9 +257,14 @@ class SimCat:
         memory.agent_input = self._pipe("before_agent_starts", SimpleNamespace(), stray)
         fast = self._pipe("agent_fast_reply", {}, stray)
         if isinstance(fast, dict) and "output" in fast:
-            return str(fast["output"])
+            return self._sent(str(fast["output"]), stray)
         self._pipe("agent_prompt_suffix", "", stray)
-        return self._form_or_cat(stray)
+        return self._sent(self._form_or_cat(stray), stray)
+
+    def _sent(self, answer: str, stray: SimStray) -> str:
+        """``before_cat_sends_message`` on the answer (the Cat's ``CatMessage``)."""
+        return str(self._pipe("before_cat_sends_message", SimpleNamespace(text=answer),
+                              stray).text)
 
     def _form_or_cat(self, stray: SimStray) -> str:
         """The form agent, then the Cat's own answer."""
