@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from .utterance import read_utterance
+from .utterance import chatter_closing, read_utterance, spans
 
 
 class Command(str, Enum):
@@ -95,17 +95,21 @@ def detect_command(text: str) -> Found | None:
     said = read_utterance(text or "")
     if said.escape:
         return None
-    found = _source_command(said.marked)
-    if found is not None:
-        return found
-    message = said.core
-    if not message or len(message) > 80:
+    for message in spans(said, marked=True):
+        found = _source_command(message)
+        if found is not None:
+            return found
+    if not said.core or len(said.core) > 80:
         return None
-    for command, pattern in _PATTERNS:
-        match = pattern.match(message)
-        if match:
-            argument = (match.groupdict().get("arg") or "").strip()
-            return Found(command, argument, names_plugin_things(command, message))
+    for message in spans(said):  # the core phrase, then without unknown chatter around it
+        if _LIST.match(message):
+            return Found(Command.LIST_SOURCES, "",
+                         names_plugin_things(Command.LIST_SOURCES, message))
+        for command, pattern in _PATTERNS:
+            match = pattern.match(message)
+            if match:
+                argument = (match.groupdict().get("arg") or "").strip()
+                return Found(command, argument, names_plugin_things(command, message))
     return None
 
 
@@ -125,10 +129,11 @@ def _source_command(text: str) -> Found | None:
         match = pattern.match(text)
         if match:
             raw = match.group("arg").strip()
+            spec, _, rest = raw.partition(" ")
+            if rest and _SOURCE_SPEC.match(spec) and chatter_closing(rest):  # "pip:rich asap"
+                raw = spec
             explicit = names_plugin_things(command, text) or bool(_SOURCE_SPEC.match(raw))
             return Found(command, raw.strip("`'\""), explicit)
-    if _LIST.match(text):
-        return Found(Command.LIST_SOURCES, "", names_plugin_things(Command.LIST_SOURCES, text))
     return None
 
 

@@ -21,13 +21,25 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .utterance_words import ASKS, ESCAPES, FILLERS, GREETINGS, PLAIN_VOCATIVES, THANKS, VOCATIVES
+from .utterance_words import (
+    ASKS,
+    CLAUSE_STARTS,
+    ESCAPES,
+    FILLERS,
+    GREETINGS,
+    NEGATIONS,
+    PLAIN_VOCATIVES,
+    QUESTION_WORDS,
+    THANKS,
+    VOCATIVES,
+)
 
-__all__ = ["Utterance", "fold_text", "read_utterance"]
+__all__ = ["Utterance", "chatter_closing", "fold_text", "read_utterance", "spans"]
 
 _EMOJI = (r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D\u20E3"
           r"\u2190-\u21FF\u2700-\u27BF]")
-_SMILEY = (r"(?:[:;=][-o'^]?[)(\]\[DPpOo/\\|*3]+|[xX][dD]+|<3+|\^[_.-]?\^|-_-|[oO]_[oO]|T_T)")
+#: Smileys as the folded (lower-case) text shows them: ":D" is ":d", "XD" is "xd".
+_SMILEY = r"(?:[:;=][-o'^]?[)(\]\[dpo/\\|*3]+|xd+|<3+|\^[_.-]?\^|-_-|o_o|t_t)"
 #: Emoji or a smiley standing on its own at an edge of the message.
 _LEADING_MARK = re.compile(rf"(?:{_EMOJI}+|{_SMILEY}(?![\w]))")
 _TRAILING_MARK = re.compile(rf"(?:{_EMOJI}+|(?<![\w]){_SMILEY})$")
@@ -82,17 +94,71 @@ def _fold_char(c: str) -> str:
 def read_utterance(text: str) -> Utterance:
     """The core phrase of ``text`` and its wrapper (see the module docstring)."""
     text = text or ""
+    reader = _narrowed(text)
+    if reader.start >= reader.end:  # nothing but wrapper: the message is social
+        return _social(text, reader)
+    marked = " ".join(text[reader.start:reader.end].split())
+    return Utterance(text, marked.replace("`", ""), marked, tuple(reader.removed), reader.asked,
+                     reader.question, reader.escaped, False)
+
+
+def _narrowed(text: str) -> _Reader:
     reader = _Reader(text)
     reader.escape()
     reader.leading()
     if not reader.escaped and reader.escape():  # "hi, /code ..."
         reader.leading()
     reader.trailing()
-    if reader.start >= reader.end:  # nothing but wrapper: the message is social
-        return _social(text, reader)
-    marked = " ".join(text[reader.start:reader.end].split())
-    return Utterance(text, marked.replace("`", ""), marked, tuple(reader.removed), reader.asked,
-                     reader.question, reader.escaped, False)
+    return reader
+
+
+def spans(said: Utterance, *, marked: bool = False) -> list[str]:
+    """The core phrase, then the same without chatter the wrapper lists do not know, for the
+    readers of whole phrases (commands, renames, moves): an opening that ends in "to" or a
+    comma ("would you be able to ...", "could I ask you to ...") and a closing of a few plain
+    words ("... asap", "... if you don't mind", "... überall im Code"). Chatter names no code
+    (no ``_ . / ` (`` or digit), an opening asks no question and negates nothing ("how to
+    index my repository?", "don't rename ..."), a closing starts no clause of its own ("...
+    and make it async", "... but keep an alias") and holds no gerund ("... keeping both")."""
+    tokens = (said.marked if marked else said.core).split()
+    out = [" ".join(tokens)]
+    starts = [0] + [i for i in range(1, min(len(tokens), _MAX_OPENING + 1))
+                    if _chatter_opening(tokens[:i])]
+    ends = [len(tokens)] + [j for j in range(len(tokens) - 1, len(tokens) - _MAX_CLOSING - 1, -1)
+                            if j > 0 and _chatter_closing(tokens[j:])]
+    for i in starts:
+        for j in ends:
+            if j > i and (i, j) != (0, len(tokens)):
+                out.append(" ".join(tokens[i:j]))
+    return out
+
+
+_MAX_OPENING, _MAX_CLOSING = 6, 5
+_CODE_CHARS = frozenset("_./`()0123456789")
+
+
+def _plain(tokens: list[str]) -> list[str]:
+    words = [fold_text(t).strip(",;:!?.") for t in tokens]
+    return [] if any(c in _CODE_CHARS for w in words for c in w) else words
+
+
+def _chatter_opening(tokens: list[str]) -> bool:
+    words = _plain(tokens)
+    if not words or words[0] in QUESTION_WORDS or any(w in NEGATIONS for w in words):
+        return False
+    return tokens[-1].endswith(",") or words[-1] in ("to", "a", "zu", "de", "que", "om")
+
+
+def chatter_closing(text: str) -> bool:
+    """Whether ``text`` is only chatter after a phrase ("asap", "if you don't mind")."""
+    tokens = text.split()
+    return 0 < len(tokens) <= _MAX_CLOSING and _chatter_closing(tokens)
+
+
+def _chatter_closing(tokens: list[str]) -> bool:
+    words = _plain(tokens)
+    return bool(words) and words[0] not in CLAUSE_STARTS \
+        and not any(w.endswith("ing") for w in words)
 
 
 def _social(text: str, reader: _Reader) -> Utterance:
@@ -150,14 +216,14 @@ class _Reader:
 
     def _leading_edge(self) -> None:
         while self.start < self.end:
-            if self.folded[self.start] in _EDGE:
-                self.start += 1
-                continue
             mark = _LEADING_MARK.match(self.folded, self.start, self.end)
-            if not mark:
+            if mark and mark.end() > self.start:
+                self._take(mark.start(), mark.end())
+                self.start = mark.end()
+            elif self.folded[self.start] in _EDGE:
+                self.start += 1
+            else:
                 return
-            self._take(mark.start(), mark.end())
-            self.start = mark.end()
 
     def _phrase_at_start(self) -> str:
         window = self.folded[self.start:min(self.end, self.start + _LONGEST + 1)]

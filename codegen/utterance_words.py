@@ -81,3 +81,26 @@ THANKS = frozenset({
 #: Explicit escapes: ``/code ...`` always starts a code request, ``/ask ...`` always asks
 #: about the code.
 ESCAPES = {"/code": "code", "/ask": "ask"}
+
+#: Words that open a question: an opening with one is no chatter ("how to index ...").
+QUESTION_WORDS = frozenset({
+    "how", "what", "why", "where", "when", "which", "who", "whose", "is", "are", "do", "does",
+    "did", "should", "come", "cosa", "perche", "dove", "quando", "wie", "was", "warum", "wo",
+    "wann", "como", "que", "por", "donde", "cuando", "comment", "pourquoi", "ou", "quand",
+    "quoi", "onde", "hoe", "wat", "waarom", "waar", "wanneer",
+})
+
+#: Negations: an opening with one is no chatter ("don't rename ...", "never index ...").
+NEGATIONS = frozenset({
+    "don't", "dont", "do not", "not", "never", "no", "non", "nicht", "nie", "nunca", "ne",
+    "pas", "jamais", "nao", "niet", "nooit", "without", "stop",
+})
+
+#: Words that open a clause of its own: a closing with one says more than chatter.
+CLAUSE_STARTS = frozenset({
+    "and", "then", "but", "also", "or", "so", "with", "without", "because", "since", "which",
+    "that", "while", "unless", "except", "plus", "e", "poi", "ma", "con", "senza", "und",
+    "dann", "aber", "mit", "ohne", "y", "luego", "pero", "sin", "et", "puis", "mais", "avec",
+    "sans", "mas", "com", "sem", "en", "maar", "met", "zonder", "to", "into", "as", "in",
+    "from", "for",
+})

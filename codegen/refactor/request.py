@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..utterance import read_utterance
+from ..utterance import read_utterance, spans
 
 _NAME = r"`?(?P<{0}>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)`?(?:\(\))?"
 _PATH = r"`?(?P<{0}>[\w./-]+\.py)`?"
@@ -99,9 +99,16 @@ class MoveRequest:
 def read_structural(message: str) -> RenameRequest | MoveRequest | None:
     """The rename or move the message's core phrase asks for, or None."""
     said = read_utterance(message or "")
-    text = said.marked
-    if not text or len(text) > 200 or said.escape == "ask":
+    if not said.marked or len(said.marked) > 200 or said.escape == "ask":
         return None
+    for text in spans(said, marked=True):  # then without unknown chatter around it
+        found = _read(text)
+        if found is not None:
+            return found
+    return None
+
+
+def _read(text: str) -> RenameRequest | MoveRequest | None:
     for pattern in _RENAME_PATTERNS:
         found = pattern.match(text)
         if found:

@@ -151,3 +151,22 @@ def test_commands_are_read_inside_their_wrapper():
 def test_a_move_inside_a_wrapper_is_a_move():
     assert read_structural("ciao! sposta load_config in config/loading.py, grazie") \
         == MoveRequest("load_config", "config/loading.py")
+
+
+@pytest.mark.parametrize("text", ["would you be able to show the draft history",
+                                  "could I ask you to roll back to draft 2",
+                                  "right, redo", "redo if you don't mind",
+                                  "index my repository asap", "add source pip:rich asap"])
+def test_chatter_the_lists_do_not_know_is_read_around_a_command(text):
+    assert detect_command(text) is not None
+    assert detect_command("add source pip:rich asap").argument == "pip:rich"
+
+
+@pytest.mark.parametrize("text", ["how to index my repository?", "don't index my repository",
+                                  "show the draft history and then rename fmt_ts to f",
+                                  "update the index function in search.py",
+                                  "rename fmt_ts to format_ts and make it async",
+                                  "rename fmt_ts to format_ts keeping an alias",
+                                  "never rename fmt_ts to format_ts"])
+def test_chatter_is_never_a_question_a_negation_or_another_clause(text):
+    assert detect_command(text) is None and read_structural(text) is None
