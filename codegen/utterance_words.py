@@ -96,8 +96,13 @@ NEGATIONS = frozenset({
     "pas", "jamais", "nao", "niet", "nooit", "without", "stop",
 })
 
-#: Words that open a clause of its own: a closing with one says more than chatter.
+#: Words that open a clause or a phrase of its own (conjunctions, prepositions, articles): a
+#: closing with one says more than chatter ("redo *the layout*", "show the history *of* ...").
 CLAUSE_STARTS = frozenset({
+    "the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "these", "those",
+    "it", "them", "everything", "all", "of", "about", "on", "at", "by", "il", "lo", "la", "le",
+    "gli", "der", "die", "das", "den", "dem", "el", "los", "las", "les", "un", "une", "o", "os",
+    "het", "de", "di", "del", "della", "du", "des", "von",
     "and", "then", "but", "also", "or", "so", "with", "without", "because", "since", "which",
     "that", "while", "unless", "except", "plus", "e", "poi", "ma", "con", "senza", "und",
     "dann", "aber", "mit", "ohne", "y", "luego", "pero", "sin", "et", "puis", "mais", "avec",

@@ -167,6 +167,9 @@ def test_chatter_the_lists_do_not_know_is_read_around_a_command(text):
                                   "update the index function in search.py",
                                   "rename fmt_ts to format_ts and make it async",
                                   "rename fmt_ts to format_ts keeping an alias",
-                                  "never rename fmt_ts to format_ts"])
+                                  "never rename fmt_ts to format_ts",
+                                  "redo the layout of my slides",
+                                  "show the draft history of the parser",
+                                  "list sources for my essay"])
 def test_chatter_is_never_a_question_a_negation_or_another_clause(text):
     assert detect_command(text) is None and read_structural(text) is None
