@@ -14,6 +14,7 @@ evaluated once) instead of the development lists here. The unit tests
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 import re
@@ -165,6 +166,14 @@ def variants(case: Case, lists: dict[str, list[str]]) -> Iterator[str]:
             yield f"{text} {scope}"
     for prefix, suffix in zip(lists["prefixes"][::3], lists["suffixes"][::4], strict=False):
         yield prefix + text + suffix
+
+
+#: SHA-256 of the held-out lists as written before the change (checked by the unit tests).
+HELD_OUT_SHA256 = "a3f49c5ad2cfb9d42e6192396030be976a112b62951cfa1ba87b600e4cb540e6"
+
+
+def held_out_digest() -> str:
+    return hashlib.sha256((DATA / "perturbations_heldout.json").read_bytes()).hexdigest()
 
 
 def held_out_lists() -> dict[str, list[str]]:

@@ -14,9 +14,11 @@ import pytest
 
 from codemem.bench.invariance_bench import (
     DEV_LISTS,
+    HELD_OUT_SHA256,
     INDEX_NAMES,
     cases,
     expected_ok,
+    held_out_digest,
     measure,
     variants,
 )
@@ -173,3 +175,8 @@ def test_chatter_the_lists_do_not_know_is_read_around_a_command(text):
                                   "list sources for my essay"])
 def test_chatter_is_never_a_question_a_negation_or_another_clause(text):
     assert detect_command(text) is None and read_structural(text) is None
+
+
+def test_the_held_out_perturbations_are_unchanged_since_they_were_written():
+    """Evaluated once, by the bench, never by a test (docs/benchmarks.md)."""
+    assert held_out_digest() == HELD_OUT_SHA256
