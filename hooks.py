@@ -73,5 +73,6 @@ def agent_fast_reply(fast_reply_value, cat):
 
 @hook
 def before_cat_sends_message(message, cat):
-    """Publish the user's state into the working memory the Cat saves after this answer."""
+    """The waiting proposal's reminder, then the user's state into the working memory the Cat
+    saves after this answer."""
     return end_turn(cat, message)

@@ -88,7 +88,7 @@ def fast_reply(cat: StrayCat, reply: dict[str, object]) -> dict[str, object]:
     request form routed this turn, answers)."""
     notes = turn_notes()
     answer = notes.reply
-    if answer is None and not notes.routed:
+    if answer is None and not notes.routed and not notes.waiting:  # an aside: the Cat answers
         with turn_scope(cat):
             answer = direct_answer(*session_turn(cat))
     if answer is not None:
@@ -97,8 +97,14 @@ def fast_reply(cat: StrayCat, reply: dict[str, object]) -> dict[str, object]:
 
 
 def end_turn(cat: StrayCat, message: AgentInput) -> AgentInput:
-    """``before_cat_sends_message``: the session's state, as it is now, into the working memory
-    the Cat saves right after this hook (a worker may have finished during the turn)."""
+    """``before_cat_sends_message``: after an answer given while a proposal waits (a question,
+    ordinary chat, a command), one line saying that it still waits; then the session's state, as
+    it is now, into the working memory the Cat saves right after this hook (a worker may have
+    finished during the turn)."""
+    waiting = turn_notes().waiting
+    text = getattr(message, "text", None)
+    if waiting and isinstance(text, str) and waiting not in text:
+        message.text = f"{text}\n\n{waiting}"
     if not GENERATION.stale:
         GENERATION.claim()
         GENERATION.sessions.of(str(cat.user_id), cat.working_memory).publish(cat.working_memory)

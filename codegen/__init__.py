@@ -36,9 +36,14 @@ _EXPORTS: dict[str, str] = {
     "candidate_names": ".intent_signals",
     "is_file_name": ".known_code",
     "target_words": ".target_link",
+    "Aside": ".replies",
     "ReplyIntent": ".replies",
     "classify_reply": ".replies",
     "is_resume": ".replies",
+    "reply_aside": ".replies",
+    "waiting_line": ".replies",
+    "Utterance": ".utterance",
+    "read_utterance": ".utterance",
     # a task's phases and its meta-code
     "CodegenPhase": ".phases",
     "PhaseMachine": ".phases",
@@ -142,9 +147,12 @@ if TYPE_CHECKING:
     from .refactor.task import apply_request as apply_request
     from .refactor.task import structural_metacode as structural_metacode
     from .related_tests import select_related_tests as select_related_tests
+    from .replies import Aside as Aside
     from .replies import ReplyIntent as ReplyIntent
     from .replies import classify_reply as classify_reply
     from .replies import is_resume as is_resume
+    from .replies import reply_aside as reply_aside
+    from .replies import waiting_line as waiting_line
     from .report import CheckResult as CheckResult
     from .report import ValidationReport as ValidationReport
     from .sandbox.api import run_in_sandbox as run_in_sandbox
@@ -155,4 +163,6 @@ if TYPE_CHECKING:
     from .sandbox.run import SANDBOX_LAUNCHER as SANDBOX_LAUNCHER
     from .sandbox.run import SandboxResult as SandboxResult
     from .target_link import target_words as target_words
+    from .utterance import Utterance as Utterance
+    from .utterance import read_utterance as read_utterance
     from .validate import validate_draft as validate_draft

@@ -5,8 +5,9 @@ one of the tool's examples, and then asks the LLM to pick it: with the Cat's def
 ``DumbEmbedder`` that is a coin toss, and it costs a call. These commands ("index my
 repository", "code memory status", "show the draft history", "roll back to draft 2", "redo",
 "add source /srv/lib") name the plugin's own features, so a short, anchored pattern decides: the
-whole message must be the command (politeness and punctuation aside), so "update the index
-function in utils.py" stays a code request and "what is a rollback?" stays a question.
+core phrase of the message (``utterance``: greetings, the Cat's name, fillers, thanks, emoji
+aside) must be the command, so "update the index function in utils.py" stays a code request
+and "what is a rollback?" stays a question.
 
 Many of them are also ordinary words: "update the project", "rebuild the index", "list
 sources", "redo" mean something to anyone. ``Found.explicit`` says whether the message names the
@@ -21,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+
+from .utterance import chatter_closing, read_utterance, spans
 
 
 class Command(str, Enum):
@@ -89,17 +92,24 @@ _DRAFT_COMMANDS = frozenset({Command.HISTORY, Command.ROLL_BACK, Command.REDO})
 def detect_command(text: str) -> Found | None:
     """The plugin command the whole message asks for, or ``None`` (see the module docstring
     for ``Found.explicit``)."""
-    found = _source_command(text or "")
-    if found is not None:
-        return found
-    message = " ".join((text or "").split())
-    if not message or len(message) > 80:
+    said = read_utterance(text or "")
+    if said.escape:
         return None
-    for command, pattern in _PATTERNS:
-        match = pattern.match(message)
-        if match:
-            argument = (match.groupdict().get("arg") or "").strip()
-            return Found(command, argument, names_plugin_things(command, message))
+    for message in spans(said, marked=True):
+        found = _source_command(message)
+        if found is not None:
+            return found
+    if not said.core or len(said.core) > 80:
+        return None
+    for message in spans(said):  # the core phrase, then without unknown chatter around it
+        if _LIST.match(message):
+            return Found(Command.LIST_SOURCES, "",
+                         names_plugin_things(Command.LIST_SOURCES, message))
+        for command, pattern in _PATTERNS:
+            match = pattern.match(message)
+            if match:
+                argument = (match.groupdict().get("arg") or "").strip()
+                return Found(command, argument, names_plugin_things(command, message))
     return None
 
 
@@ -119,10 +129,11 @@ def _source_command(text: str) -> Found | None:
         match = pattern.match(text)
         if match:
             raw = match.group("arg").strip()
+            spec, _, rest = raw.partition(" ")
+            if rest and _SOURCE_SPEC.match(spec) and chatter_closing(rest):  # "pip:rich asap"
+                raw = spec
             explicit = names_plugin_things(command, text) or bool(_SOURCE_SPEC.match(raw))
             return Found(command, raw.strip("`'\""), explicit)
-    if _LIST.match(text):
-        return Found(Command.LIST_SOURCES, "", names_plugin_things(Command.LIST_SOURCES, text))
     return None
 
 

@@ -42,6 +42,7 @@ from .intent_text import THINK_RE, find_phrase, words
 from .intent_words import INFORMATION_VERBS
 from .known_code import KnownCode, KnownNames, is_file_name
 from .prompts import data_block, render
+from .utterance import read_utterance
 
 __all__ = ["Detection", "Intent", "KnownCode", "KnownNames", "RequestDetails", "detect_intent",
            "extract_details", "parse_tie_break", "tie_break_prompt"]
@@ -69,6 +70,15 @@ class Detection:
     evidence: tuple[str, ...] = ()
     known: tuple[str, ...] = ()
 
+    @property
+    def escaped(self) -> bool:
+        """The user chose the reading (``/code ...``, ``/ask ...``)."""
+        return bool(self.evidence) and self.evidence[0].startswith("escape:")
+
+
+#: ``/code ...`` always starts a code request, ``/ask ...`` always asks about the code.
+_ESCAPES = {"code": Intent.CODE_REQUEST, "ask": Intent.CODE_QUESTION}
+
 
 def tie_break_prompt(message: str) -> str:
     """The yes/no question for an ``AMBIGUOUS`` message (``prompts`` template ``tie_break``);
@@ -83,11 +93,15 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     contains (``intent_signals.candidate_names``); ``None`` when no repository is configured.
     A known symbol the message names is carried in the details when the words name none.
     """
-    details = extract_details(text)
-    sentence = read(text, words(text))
-    if not sentence.words:
+    said = read_utterance(text)
+    body = said.marked + ("?" if said.question else "")
+    details = extract_details(body)
+    if said.escape:
+        return Detection(_ESCAPES[said.escape], details, (f"escape:/{said.escape}",))
+    sentence = read(body, words(body), asked=said.asked)
+    if not sentence.words or said.social:
         return Detection(Intent.OTHER, details)
-    strong, weak = used_as_names(sentence, _confirmed(text, known))
+    strong, weak = used_as_names(sentence, _confirmed(body, known))
     sign, why = code_sign(sentence, details, strong, weak)
     change = change_asked(sentence)
     form = question_form(sentence)
@@ -116,20 +130,18 @@ def _confirmed(text: str, known: KnownCode | None) -> set[str]:
 
 def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
             names_code: bool) -> Intent:
-    """``names_code``: the sign of code is a name (a path, a symbol, a known name), not only
-    a code noun: with no change asked, "recommend a book on algorithms" is small talk, and so
-    are thanks ("thanks, parse_date works now"), while "Invoice.to_json and the currency" is
-    uncertain."""
+    """Confident only where the rules settle it: a change of strongly named code, or an ask
+    for an action on a name of code ("could you fix parse_date?", not "could you send me the
+    file?"), is a request; a message with no sign of code, or thanks ("thanks, parse_date works
+    now"), is not. Any other sign of code is uncertain, for the tie-break."""
     if form or opening_verb(sentence) in INFORMATION_VERBS:
         about_code = sign is not CodeSign.NONE or asks_about_code(sentence)
         return Intent.CODE_QUESTION if about_code else Intent.OTHER
-    if sign is CodeSign.STRONG and change:
+    if sign is CodeSign.STRONG and (change or (sentence.asked and names_code)):
         return Intent.CODE_REQUEST
-    if sign is CodeSign.STRONG and names_code and sentence.words[0] not in ACKNOWLEDGEMENTS:
-        return Intent.AMBIGUOUS
-    if sign is CodeSign.WEAK and change:
-        return Intent.AMBIGUOUS
-    return Intent.OTHER
+    if sign is CodeSign.NONE or sentence.words[0] in ACKNOWLEDGEMENTS:
+        return Intent.OTHER
+    return Intent.AMBIGUOUS
 
 
 def _with_known(details: RequestDetails, used: list[str]) -> RequestDetails:

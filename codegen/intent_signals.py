@@ -10,6 +10,7 @@ the sentence (``intent_frames``), not only by a verb from a list. Pure functions
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -41,8 +42,10 @@ from .intent_text import (
     find_phrase,
     fuzzy,
     padded,
+    words,
 )
 from .intent_words import (
+    CODE_NOUN_PHRASES,
     CODE_NOUNS,
     DETERMINERS,
     IMPERATIVE_VERBS,
@@ -52,6 +55,7 @@ from .intent_words import (
     REQUEST_VERBS,
     TECH_WORDS,
 )
+from .utterance_words import ASKS
 
 
 class CodeSign(IntEnum):
@@ -70,11 +74,31 @@ class Sentence:
     words: list[str]
     padded: str
     opening: int
+    #: An ask for an action opens the message or one of its clauses ("..., could you fix
+    #: it?"): the question mark then asks for the action, not for a yes.
+    asked: bool = False
 
 
-def read(text: str, words: list[str]) -> Sentence:
-    """``text`` with its folded ``words`` (``intent_text.words``), read once for every rule."""
-    return Sentence(text, words, padded(words), _opening_length(words))
+def read(text: str, words: list[str], *, asked: bool = False) -> Sentence:
+    """``text`` with its folded ``words`` (``intent_text.words``), read once for every rule;
+    ``asked``: the message's wrapper opened with an ask (``utterance.Utterance.asked``)."""
+    asks = asked or any(_opens_with(clause, ASKING) for clause in clauses(text)[1:])
+    return Sentence(text, words, padded(words), _opening_length(words), asks)
+
+
+#: Asks for an action, at the start of a clause ("..., could you fix it?").
+ASKING = tuple(sorted(set(REQUEST_FRAMES) | ASKS, key=len, reverse=True))
+_CLAUSE_RE = re.compile(r"[.!?;,:]+(?:\s|$)|\s+[-–—]+\s+|\s*[–—]\s*")
+
+
+def clauses(text: str) -> list[list[str]]:
+    """The message's clauses (split at sentence and clause punctuation), as folded words."""
+    return [w for w in (words(part) for part in _CLAUSE_RE.split(text or "")) if w]
+
+
+def _opens_with(clause: list[str], phrases: Sequence[str]) -> bool:
+    head = " ".join(clause[:6])
+    return any(head == p or head.startswith(p + " ") for p in phrases)
 
 
 # -- names ----------------------------------------------------------------------------------
@@ -95,6 +119,9 @@ def candidate_names(text: str) -> list[str]:
         for name in (token, *parts):
             if len(name) > 2 and name.lower() not in _NOT_NAMES and name not in found:
                 found.append(name)
+    first = NAME_RE.search(rest)
+    if first and first.group(0).istitle() and first.group(0).lower() not in found:
+        found.append(first.group(0).lower())  # "Paginate should ...": the sentence's capital
     return found[:MAX_NAMES]
 
 
@@ -152,7 +179,8 @@ def code_sign(sentence: Sentence, details: RequestDetails, strong: Sequence[str]
     if any(code_shaped(t.strip(".,;:!?()'\"")) for t in tokens):
         return CodeSign.STRONG, "code-shaped"
     noun = next((w for w in sentence.words if w in CODE_NOUNS
-                 or fuzzy(w, CODE_NOUNS, least=6)), "")
+                 or fuzzy(w, CODE_NOUNS, least=6)), "") \
+        or find_phrase(sentence.padded, CODE_NOUN_PHRASES)
     if noun:
         return CodeSign.STRONG, f"noun:{noun}"
     jargon = next((w for w in sentence.words if w in TECH_WORDS), "") \
@@ -163,7 +191,14 @@ def code_sign(sentence: Sentence, details: RequestDetails, strong: Sequence[str]
         return CodeSign.WEAK, "known-word:" + ",".join(weak)
     if any(camel_case(t.strip(".,;:!?()'\"")) for t in tokens):
         return CodeSign.WEAK, "camel-case"
-    return CodeSign.NONE, ""
+    stem = next((w for w in sentence.words if w.startswith(CODE_STEMS)), "")
+    return (CodeSign.WEAK, f"stem:{stem}") if stem else (CodeSign.NONE, "")
+
+
+#: Word beginnings of code nouns across languages, for a language the lists do not cover
+#: ("funkcje", "funktio", "metodu", "klasse"): a weak sign only.
+CODE_STEMS = ("funk", "func", "fonc", "funz", "metod", "method", "klass", "modul", "skript",
+              "regex", "dekor", "decor")
 
 
 def asks_about_code(sentence: Sentence) -> bool:
@@ -239,8 +274,10 @@ def question_form(sentence: Sentence) -> str:
     words, head = sentence.words, " ".join(sentence.words[:3])
     if any(head.startswith(frame) for frame in REQUEST_FRAMES):
         return ""
-    if _question_start(words):
+    if _question_start(words) or _topic_first(sentence):
         return "question"
+    if sentence.asked:
+        return ""
     verb = opening_verb(sentence)
     if verb in REQUEST_VERBS or verb in IMPERATIVE_VERBS:
         return ""
@@ -250,6 +287,15 @@ def question_form(sentence: Sentence) -> str:
         if find_phrase(sentence.padded, phrases):
             return kind
     return ""
+
+
+def _topic_first(sentence: Sentence) -> bool:
+    """A question about a thing named first ("price_for, which module defines it?",
+    "send_receipt - which file?"): a short opening clause, then a question word."""
+    if not sentence.text.rstrip().endswith("?"):
+        return False
+    parts = clauses(sentence.text)
+    return len(parts) > 1 and len(parts[0]) <= 3 and _question_start(parts[1])
 
 
 def _question_start(words: list[str]) -> bool:

@@ -127,7 +127,18 @@ CODE_NOUNS = frozenset({
     "funcao", "funcoes", "arquivo", "arquivos", "teste", "testes",
     # Dutch
     "functie", "functies", "bestand", "bestanden", "testen",
+    # the English nouns above in the other languages (decorator, exception, parameter,
+    # generator, context manager, iterator)
+    "decoratore", "decorador", "decorateur", "dekorator", "eccezione", "excepcion", "excecao",
+    "ausnahme", "uitzondering", "parametro", "parametri", "parametros", "parametre",
+    "parametres", "generatore", "generador", "generateur", "gerador", "kontextmanager",
+    "contextmanager", "iteratore", "iterador", "iterateur",
 })
+
+#: Code nouns of two words ("context manager"): strong like ``CODE_NOUNS``.
+CODE_NOUN_PHRASES = ("context manager", "gestore di contesto", "gestor de contexto",
+                     "gestionnaire de contexte", "type hint", "type hints", "unit test",
+                     "unit tests", "regular expression")
 
 #: Words of software that are not entities (a weak sign of code: with a verb of change the
 #: message is AMBIGUOUS, since "the config loader should read TOML" is code but "the train is

@@ -1,14 +1,21 @@
 """What a user's reply to a proposal means: go ahead, cancel, or change something.
 
-Used when the plugin shows the meta-code and waits: short, explicit words decide; anything
-else is feedback to fold into the next proposal. Deliberately conservative: "yes, but make it
-async" is feedback, not a confirmation, so nothing starts on a half-agreement.
+Used when the plugin shows the meta-code and waits: short, explicit words decide ("yes please
+🙏" is "yes": the reply's core phrase is read, ``utterance``). A message that is not about the
+proposal is an aside (``reply_aside``): a question about the code, ordinary chat ("hi, how are
+you?", "what's the capital of France?"), thanks, or "apply" (there is no draft yet); it is
+answered as such and the proposal keeps waiting. Anything else is feedback to fold into the
+next proposal. Deliberately conservative: "yes, but make it async" is feedback, not a
+confirmation, so nothing starts on a half-agreement.
 """
 
 from __future__ import annotations
 
 import re
 from enum import Enum
+
+from .intent import Detection, Intent
+from .utterance import read_utterance
 
 CONFIRM_WORDS = frozenset({
     "go", "yes", "y", "ok", "okay", "confirm", "confirmed", "start", "proceed", "do it",
@@ -36,7 +43,15 @@ class ReplyIntent(str, Enum):
 
 
 def _plain_words(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s']", " ", (text or "").lower()).split())
+    """The reply's core phrase (``utterance``: "yes please 🙏" is "yes"), in plain words; a
+    reply that is only wrapper ("ok, thanks!") keeps its words."""
+    said = read_utterance(text or "")
+    words = " ".join(re.sub(r"[^\w\s']", " ", said.core.lower()).split())
+    if said.social and words not in CONFIRM_WORDS | CANCEL_WORDS:
+        first = " ".join(re.sub(r"[^\w\s']", " ", said.removed[0].lower()).split()) \
+            if said.removed else ""
+        return first if first in CONFIRM_WORDS else words
+    return words
 
 
 def is_resume(text: str) -> bool:
@@ -52,3 +67,40 @@ def classify_reply(text: str) -> ReplyIntent:
     if words in CANCEL_WORDS:
         return ReplyIntent.CANCEL
     return ReplyIntent.FEEDBACK
+
+
+#: The words that write a draft into the repository (``app/drafting/history.py`` answers them).
+APPLY_WORDS = frozenset({"apply", "apply it", "apply the draft", "apply draft"})
+
+
+class Aside(str, Enum):
+    """What a message that is not a reply to the waiting proposal is."""
+
+    NONE = ""          # a reply: go, cancel, or a correction
+    QUESTION = "question"  # about the code: answered with retrieval
+    CHAT = "chat"      # ordinary chat or thanks: the Cat answers
+    APPLY = "apply"    # "apply" before there is a draft
+
+
+def reply_aside(text: str, found: Detection) -> Aside:
+    """Whether a message sent while a proposal waits is an aside rather than a reply;
+    ``found``: the detector's reading of it (``intent.detect_intent``). A question that names
+    no code ("what's the capital of France?") is chat; "what about None?" asks for a change."""
+    intent, asks = found.intent, "question" in found.evidence
+    words = _plain_words(text)
+    if words in CONFIRM_WORDS | CANCEL_WORDS or words in RESUME_WORDS:
+        return Aside.NONE
+    said = read_utterance(text or "")
+    if words in APPLY_WORDS:
+        return Aside.APPLY
+    if intent is Intent.CODE_QUESTION:
+        return Aside.QUESTION
+    if said.social or (intent is Intent.OTHER and asks and not said.asked):
+        return Aside.CHAT
+    return Aside.NONE
+
+
+def waiting_line(symbol: str) -> str:
+    """The one line said after an aside: the proposal still waits."""
+    what = f"Your proposal for `{symbol}`" if symbol else "Your proposal"
+    return f"{what} is still waiting: say **go**, **cancel**, or what to change."

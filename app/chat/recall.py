@@ -48,6 +48,8 @@ class TurnNotes:
     routed: bool = False
     #: The message is a question about the code: retrieve for it.
     question: str = ""
+    #: Said after this turn's answer: the user's proposal still waits (an aside to it).
+    waiting: str = ""
     #: Declarative memories the Cat asked for (before widening).
     wanted: int | None = None
     #: Code points the Cat's recall found this turn.

@@ -7,7 +7,10 @@ is a code request (the request form starts, pre-filled, in the same turn), a que
 code (the plugin's retrieval goes into the answer's prompt) or anything else (the Cat answers as
 usual). Only a message the detector finds ambiguous costs one LLM call, and only with a
 repository. While proposed meta-code waits, the message is a reply to it ("go", "cancel", a
-correction) unless it asks for another target.
+correction) unless it asks for another target or is an aside (``codegen.reply_aside``): a
+command, a question about the code, ordinary chat or "apply" is answered as such, and the answer
+says that the proposal still waits. ``/code ...`` always starts a code request and ``/ask ...``
+always asks about the code (``codegen.utterance``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...codegen import (
+    Aside,
     Detection,
     Intent,
     RequestDetails,
@@ -23,7 +27,10 @@ from ...codegen import (
     is_resume,
     parse_tie_break,
     read_structural,
+    read_utterance,
+    reply_aside,
     tie_break_prompt,
+    waiting_line,
 )
 from ...llm import COMPLETION_TOKENS, CallOptions, call
 from ...memory import CodeMemoryError
@@ -46,10 +53,33 @@ def route_message(cat: StrayCat, session: Session, turn: Turn, text: str,
     tidy_form(cat, form_class)
     session.publish(cat.working_memory)
     notes.reply = _answer_first(cat, session, turn, text) or _structural(session, turn, text)
-    if notes.reply is None and not form_asks(cat.working_memory):
+    if notes.reply is not None:
+        if session.state.awaiting_confirmation:  # a command answered: the proposal waits
+            notes.waiting = _waiting(session)
+    elif not form_asks(cat.working_memory):
         found = detect_intent(text, _index_of(turn))
         if _routable(session, found):
             _route(cat, session, turn, text, found, form_class, notes)
+        elif session.state.awaiting_confirmation:
+            _aside(session, turn, text, found, notes)
+
+
+def _aside(session: Session, turn: Turn, text: str, found: Detection,
+           notes: TurnNotes) -> None:
+    """A message that is no reply to the waiting proposal is answered as what it is; the
+    proposal keeps waiting, and the answer says so (``hooks.before_cat_sends_message``)."""
+    aside = reply_aside(text, found)
+    if aside is Aside.NONE:
+        return
+    notes.waiting = _waiting(session)
+    if aside is Aside.APPLY:
+        notes.reply = "There is no draft to apply yet."
+    elif aside is Aside.QUESTION and turn.workspace.repository_configured:
+        notes.question = read_utterance(text).core
+
+
+def _waiting(session: Session) -> str:
+    return waiting_line(str((session.state.note("metacode") or {}).get("symbol", "")))
 
 
 def direct_answer(session: Session, turn: Turn) -> str | None:
@@ -113,12 +143,13 @@ def _route(cat: StrayCat, session: Session, turn: Turn, text: str, found: Detect
     if intent is Intent.CODE_REQUEST and session.drafting:
         notes.reply = session.busy()
     elif intent is Intent.CODE_REQUEST:
+        text = read_utterance(text).core if found.escaped else text
         form = form_class(cat)
         form._model = prefill(_with_known_path(turn, found.details, text), text)
         cat.working_memory.active_form = form  # its next() runs in this turn
         notes.routed = True
     elif intent is Intent.CODE_QUESTION and configured:
-        notes.question = text
+        notes.question = read_utterance(text).core if found.escaped else text
 
 
 def _with_known_path(turn: Turn, details: RequestDetails, text: str) -> RequestDetails:

@@ -4,6 +4,11 @@ Why anchored patterns: a rename or a move is fully stated by its words (a name, 
 a path), so reading it costs nothing and a message that says more ("rename fmt_ts and make it
 return an aware datetime") is not one: it goes to the ordinary proposal, where a model reads it.
 The file that defines the symbol may be named ("in utils/time.py") or left to the index.
+
+The pattern reads the message's core phrase (``utterance``: greetings, the Cat's name, fillers,
+thanks and emoji aside), in the detector's seven languages ("rinomina X in Y", "benenne X in Y
+um", "déplace X vers P"). A scope word ("everywhere", "across the code base", "in every file",
+"ovunque", "im ganzen Projekt") belongs to the rename or move: a rename is everywhere anyway.
 """
 
 from __future__ import annotations
@@ -11,18 +16,66 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..utterance import read_utterance, spans
+
 _NAME = r"`?(?P<{0}>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)`?(?:\(\))?"
 _PATH = r"`?(?P<{0}>[\w./-]+\.py)`?"
-_KIND = r"(?:(?:the\s+)?(?:function|method|class|def)\s+)?"
-_WHERE = r"(?:\s+(?:in|from)\s+" + _PATH.format("path") + r")?"
-_POLITE = r"^\s*(?:(?:please|pls|kindly|can you|could you|would you)\s+)*"
-_END = r"\s*(?:please)?\s*[.!?]*\s*$"
+_KIND = (r"(?:(?:the|la|il|el|le|die|der|das|a|o|de)\s+)?(?:(?:function|method|class|def|"
+         r"funzione|metodo|classe|funktion|methode|klasse|funci[oó]n|clase|fonction|m[ée]thode|"
+         r"fun[cç][aã]o|m[ée]todo|functie|klasse)\s+)?")
+_WHERE = r"(?:\s+(?:in|from|da|aus|de|dans|em|uit)\s+" + _PATH.format("path") + r")?"
 
-_RENAME = re.compile(_POLITE + r"rename\s+" + _KIND + _NAME.format("symbol") + _WHERE
-                     + r"\s+(?:to|as|into)\s+" + _NAME.format("new") + _END, re.I)
-_MOVE = re.compile(_POLITE + r"move\s+" + _KIND + _NAME.format("symbol") + _WHERE
-                   + r"\s+(?:to|into)\s+(?:the\s+(?:module|file)\s+)?" + _PATH.format("dest")
-                   + _END, re.I)
+#: Where a rename or move applies: the whole code base, in any of the languages.
+_WHOLE = (r"(?:the\s+|this\s+|our\s+|my\s+)?(?:whole\s+|entire\s+)?(?:code\s*base|code|"
+          r"project|repo(?:sitory)?|program|app(?:lication)?)")
+_SCOPE = r"(?:" + "|".join((
+    r"everywhere(?:\s+(?:in|across)\s+" + _WHOLE + r")?",
+    r"(?:(?:in|across|throughout|over)\s+)" + _WHOLE,
+    r"(?:in|across)\s+(?:all|every|each)\s+(?:the\s+)?(?:files?|modules?|places?|usages?|uses?)",
+    r"(?:project|repo|code\s*base)[- ]wide", r"globally", r"wherever\s+(?:it\s+is|it's)\s+used",
+    r"ovunque", r"dappertutto", r"in\s+tutto\s+il\s+(?:progetto|codice|repository)",
+    r"in\s+tutti\s+i\s+(?:file|moduli)",
+    r"[üu]berall", r"im\s+ganzen\s+(?:projekt|code)", r"in\s+allen\s+(?:dateien|modulen)",
+    r"en\s+todas\s+partes", r"en\s+todo\s+el\s+(?:proyecto|c[oó]digo)",
+    r"en\s+todos\s+los\s+(?:archivos|m[oó]dulos)",
+    r"partout", r"dans\s+tout\s+le\s+(?:projet|code)", r"dans\s+tous\s+les\s+(?:fichiers|modules)",
+    r"em\s+todo\s+(?:lugar|o\s+(?:projeto|c[oó]digo))",
+    r"em\s+todos\s+os\s+(?:arquivos|m[oó]dulos)",
+    r"overal", r"in\s+het\s+hele\s+(?:project|code)", r"in\s+alle\s+(?:bestanden|modules)",
+)) + r")"
+_SCOPED = r"(?:,?\s+" + _SCOPE + r")?"
+_END = r"\s*$"
+
+#: (verb, word before the new name, closing word) per language.
+_RENAMES = (
+    (r"rename", r"(?:to|as|into)", ""), (r"rinomina", r"(?:in|come|a)", ""),
+    (r"benenne", r"(?:in|zu|nach)", r"\s+um"), (r"(?:renombra|cambia\s+el\s+nombre\s+de)",
+                                                r"(?:a|como|por|en)", ""),
+    (r"renomme", r"(?:en|comme)", ""), (r"renomeie|renomeia", r"(?:para|como)", ""),
+    (r"hernoem", r"(?:naar|tot|in)", ""),
+)
+_MOVES = (
+    (r"move", r"(?:to|into)"), (r"sposta", r"(?:in|nel|a)"), (r"verschiebe", r"(?:nach|in)"),
+    (r"mueve", r"(?:a|al|en)"), (r"d[ée]place", r"(?:vers|dans|[àa])"),
+    (r"mova|move", r"(?:para|em)"), (r"verplaats", r"(?:naar)"),
+)
+_MODULE = r"(?:(?:the\s+)?(?:module|file)\s+)?"
+
+
+def _rename(verb: str, link: str, close: str) -> re.Pattern[str]:
+    return re.compile(r"^(?:" + verb + r")\s+" + _KIND + _NAME.format("symbol") + _WHERE
+                      + _SCOPED + r"\s+" + link + r"\s+" + _NAME.format("new") + close + _SCOPED
+                      + _END, re.I)
+
+
+def _move(verb: str, link: str) -> re.Pattern[str]:
+    return re.compile(r"^(?:" + verb + r")\s+" + _KIND + _NAME.format("symbol") + _WHERE
+                      + r"\s+" + link + r"\s+" + _MODULE + _PATH.format("dest") + _SCOPED
+                      + _END, re.I)
+
+
+_RENAME_PATTERNS = tuple(_rename(*parts) for parts in _RENAMES)
+_MOVE_PATTERNS = tuple(_move(*parts) for parts in _MOVES)
 
 
 @dataclass(frozen=True)
@@ -44,15 +97,25 @@ class MoveRequest:
 
 
 def read_structural(message: str) -> RenameRequest | MoveRequest | None:
-    """The rename or move the whole message asks for, or None."""
-    text = " ".join((message or "").split())
-    if not text or len(text) > 200:
+    """The rename or move the message's core phrase asks for, or None."""
+    said = read_utterance(message or "")
+    if not said.marked or len(said.marked) > 200 or said.escape == "ask":
         return None
-    found = _RENAME.match(text)
-    if found:
-        new = found["new"].rsplit(".", 1)[-1]
-        return RenameRequest(found["symbol"], new, found["path"] or "")
-    found = _MOVE.match(text)
-    if found:
-        return MoveRequest(found["symbol"], found["dest"], found["path"] or "")
+    for text in spans(said, marked=True):  # then without unknown chatter around it
+        found = _read(text)
+        if found is not None:
+            return found
+    return None
+
+
+def _read(text: str) -> RenameRequest | MoveRequest | None:
+    for pattern in _RENAME_PATTERNS:
+        found = pattern.match(text)
+        if found:
+            new = found["new"].rsplit(".", 1)[-1]
+            return RenameRequest(found["symbol"], new, found["path"] or "")
+    for pattern in _MOVE_PATTERNS:
+        found = pattern.match(text)
+        if found:
+            return MoveRequest(found["symbol"], found["dest"], found["path"] or "")
     return None

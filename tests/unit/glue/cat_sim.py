@@ -14,7 +14,7 @@ What it reproduces (docs/cat-plugin-api.md has the Cat's side):
   ``before_agent_starts``, ``agent_fast_reply`` (an answer ends the agent), then the form agent
   (a CLOSED form is cleared and the turn goes on; an open form's ``next()`` answers; an
   exception is logged and the turn goes on), else the Cat's own answer; then
-  ``before_cat_sends_message`` and the turn's copy written back; hook exceptions are logged,
+  ``before_cat_sends_message`` on whichever answered and the turn's copy written back; hook exceptions are logged,
   never raised (here: kept in ``errors``). ``say`` can run something right after the load and
   right before the write-back (``after_load``, ``before_write_back``): a worker finishing
   there is the race of a turn whose copy is stale;
@@ -232,10 +232,7 @@ class SimCat:
         memory = stray.working_memory
         memory.model_interactions = []
         memory.user_message_json = SimpleNamespace(text=text)
-        answer = self._turn(stray)
-        if self.active:
-            answer = self._pipe("before_cat_sends_message", SimpleNamespace(text=answer),
-                                stray).text
+        answer = self._turn(stray)  # before_cat_sends_message ran in the turn (``_sent``)
         memory.history.append((text, answer))
         if before_write_back is not None:
             before_write_back()
@@ -268,9 +265,14 @@ class SimCat:
         memory.agent_input = self._pipe("before_agent_starts", SimpleNamespace(), stray)
         fast = self._pipe("agent_fast_reply", {}, stray)
         if isinstance(fast, dict) and "output" in fast:
-            return str(fast["output"])
+            return self._sent(str(fast["output"]), stray)
         self._pipe("agent_prompt_suffix", "", stray)
-        return self._form_or_cat(stray)
+        return self._sent(self._form_or_cat(stray), stray)
+
+    def _sent(self, answer: str, stray: SimStray) -> str:
+        """``before_cat_sends_message`` on the answer (the Cat's ``CatMessage``)."""
+        return str(self._pipe("before_cat_sends_message", SimpleNamespace(text=answer),
+                              stray).text)
 
     def _form_or_cat(self, stray: SimStray) -> str:
         """The form agent, then the Cat's own answer."""

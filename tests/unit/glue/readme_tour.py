@@ -30,21 +30,22 @@ INDEXING = ("index my repository", "re-index the code", "update the code index",
             "update the project")
 QUESTIONS = ("how does authentication work in the code?", "what does parse_date do?",
              "what is the difference between load_config and read_settings?",
-             "walk me through what happens when a user logs in")
+             "walk me through what happens when a user logs in", "/ask how are dates parsed?")
 REQUESTS = ("could you add a method to_json to the Invoice class?",
             "fix parse_date: it crashes on empty strings", "scrivi una funzione…",
             "schreib eine Funktion…", "parse_date should also accept a trailing Z",
-            "update the index function in search.py")
+            "update the index function in search.py", "/code a helper that reads TOML files")
 MAIN_REQUEST = "write a function slugify in text_utils.py that turns a title into a URL slug"
 CORRECTION = "it must raise ValueError on empty input"
 HISTORY = ("show the draft history", "roll back to the last good draft", "redo",
            "roll back to the start", "roll back to draft 2")
+WRAPPED_HISTORY = "hey, show the draft history 🙏"
 APPLY = ("apply", "apply it", "apply the draft")
 SOURCES = ("add source /srv/other-repo", "add source pip:rich", "list sources",
            "remove source rich")
 REPLY_WORDS = ("go", "cancel", "stop", "continue")
 TYPED = frozenset((*STATUS, *INDEXING, *QUESTIONS, *REQUESTS, MAIN_REQUEST, CORRECTION,
-                   *HISTORY, *APPLY, *SOURCES))
+                   *HISTORY, WRAPPED_HISTORY, *APPLY, *SOURCES))
 
 
 def readme_phrases() -> tuple[set[str], set[str]]:
@@ -123,8 +124,9 @@ def _draft_and_history(chat: Driver, expect: Callable[[str, Callable[[str], bool
     chat.wait_drafts()
     expect("continue", lambda a: a.startswith("Drafting `slugify`"))
     chat.wait_drafts()
-    expect("show the draft history", lambda a: "draft 1: slugify rejected" in a
-           and "draft 2: slugify passes all checks" in a)
+    for text in ("show the draft history", WRAPPED_HISTORY):
+        expect(text, lambda a: "draft 1: slugify rejected" in a
+               and "draft 2: slugify passes all checks" in a)
     expect("roll back to the last good draft", lambda a: a.startswith("Back at start: slugify"))
     expect("redo", lambda a: a.startswith("Restored draft 2: slugify"))
     expect("roll back to the start", lambda a: a.startswith("Back at start: slugify"))

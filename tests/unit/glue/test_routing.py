@@ -163,3 +163,55 @@ def test_the_plugins_commands_are_answered_without_the_cats_tool_selection(tmp_p
     say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
     assert say(cat, "show the draft history").endswith("has no drafts yet.")
     assert llm.calls == 2  # the proposal's retrieval and meta-code; no command cost a call
+
+
+def sent(text):
+    """What the Cat sends after this turn (``before_cat_sends_message``)."""
+    return entry.sent_message(SimpleNamespace(text=text)).text
+
+
+@pytest.mark.parametrize("aside", ["hi, how are you?", "what's the capital of France?",
+                                   "thanks! 🙂"])
+def test_while_a_proposal_waits_ordinary_chat_goes_to_the_cat(tmp_path, repo, llm, aside):
+    cat, _, _ = make_cat(tmp_path, repo)
+    say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
+    calls = llm.calls
+    assert say(cat, aside) is None  # the Cat answers
+    assert sent("Hello!") == ("Hello!\n\nYour proposal for `parse_iso` is still waiting: say "
+                              "**go**, **cancel**, or what to change.")
+    assert llm.calls == calls and state_of(cat).awaiting_confirmation
+    assert state_of(cat).note("feedback") == []  # not folded into the proposal
+    assert say(cat, "go").startswith("Drafting `parse_iso`")
+
+
+def test_while_a_proposal_waits_a_question_about_the_code_gets_its_answer(tmp_path, repo, llm):
+    cat = indexed(tmp_path, repo)
+    say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
+    assert say(cat, "hey, where are dates parsed?") is None
+    agent_input = entry.prompt_variables(cat, SimpleNamespace())
+    assert "def parse_iso(text):" in agent_input.code_context  # retrieval for the question
+    assert "is still waiting" in sent("In utils/dates.py.")
+    assert state_of(cat).awaiting_confirmation
+
+
+def test_while_a_proposal_waits_apply_and_commands_leave_it_waiting(tmp_path, repo, llm):
+    cat, _, _ = make_cat(tmp_path, repo)
+    say(cat, "write a function parse_iso in utils/dates.py that parses ISO dates")
+    calls = llm.calls
+    assert say(cat, "apply") == "There is no draft to apply yet."
+    assert "`parse_iso` is still waiting" in sent("There is no draft to apply yet.")
+    assert say(cat, "hey, show the draft history please").endswith("has no drafts yet.")
+    assert "is still waiting" in sent("…")
+    assert llm.calls == calls and state_of(cat).awaiting_confirmation
+    assert say(cat, "could you also accept a time zone? thanks").startswith("Revised:")
+    assert "is still waiting" not in sent("Revised: ...")
+
+
+def test_the_escapes_choose_the_reading(tmp_path, repo, llm):
+    cat = indexed(tmp_path, repo)
+    assert say(cat, "/ask how are dates handled") is None
+    assert "def parse_iso(text):" in entry.prompt_variables(cat, SimpleNamespace()).code_context
+    calls = llm.calls
+    assert "Which file" in say(cat, "/code a helper that adds two numbers")
+    assert llm.calls == calls  # the escape decides: no tie-break call
+    assert cat.working_memory.active_form._model["request"] == "a helper that adds two numbers"
