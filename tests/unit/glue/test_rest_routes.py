@@ -108,7 +108,8 @@ def test_apply_follows_the_write_back_policy(drafted):  # noqa: F811
 def test_search_without_and_with_the_llm(drafted):  # noqa: F811
     cat, target, _ = drafted
     (target.parent / "dates.py").write_text(
-        "import datetime\n\n\ndef parse_date(text):\n    return datetime.date.fromisoformat(text)\n")
+        "import datetime\n\n\ndef parse_date(text):\n"
+        "    return datetime.date.fromisoformat(text)\n")
     started = routes.start_index(cat)
     assert started.status == 202, started.body
     from codemem.app import entry
