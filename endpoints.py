@@ -14,7 +14,6 @@ from cat.auth.permissions import AuthPermission, AuthResource, check_permissions
 from cat.mad_hatter.decorators import endpoint
 from fastapi.responses import JSONResponse
 
-BASE = "/code-memory"
 TAGS = ["Code Working Memory"]
 
 
@@ -24,13 +23,13 @@ def _answer(name: str, *args, **kwargs) -> JSONResponse:
     return JSONResponse(status_code=reply.status, content=reply.body)
 
 
-@endpoint.get(BASE + "/status", tags=TAGS)
+@endpoint.get("/code-memory/status", tags=TAGS)
 def code_memory_rest_status(cat=check_permissions(AuthResource.STATUS, AuthPermission.READ)):
     """The plugin's status: repository, phase, current task, index progress, problems."""
     return _answer("status", cat)
 
 
-@endpoint.post(BASE + "/index", tags=TAGS)
+@endpoint.post("/code-memory/index", tags=TAGS)
 def code_memory_rest_start_index(
         cat=check_permissions(AuthResource.MEMORY, AuthPermission.WRITE)):
     """Start an incremental indexing run of the configured repository (202; 409 if one is
@@ -38,14 +37,14 @@ def code_memory_rest_start_index(
     return _answer("start_index", cat)
 
 
-@endpoint.get(BASE + "/index", tags=TAGS)
+@endpoint.get("/code-memory/index", tags=TAGS)
 def code_memory_rest_index_progress(
         cat=check_permissions(AuthResource.MEMORY, AuthPermission.READ)):
     """The latest indexing run: running, phase, done/total, summary or error."""
     return _answer("index_progress", cat)
 
 
-@endpoint.get(BASE + "/search", tags=TAGS)
+@endpoint.get("/code-memory/search", tags=TAGS)
 def code_memory_rest_search(q: str | None = None, llm: bool = False, limit: int = 10,
                             cat=check_permissions(AuthResource.MEMORY, AuthPermission.READ)):
     """Code entities for the query ``q``, best first, with path, lines and score; ``llm=true``
@@ -53,14 +52,14 @@ def code_memory_rest_search(q: str | None = None, llm: bool = False, limit: int 
     return _answer("search", cat, q, llm=llm, limit=limit)
 
 
-@endpoint.get(BASE + "/tasks", tags=TAGS)
+@endpoint.get("/code-memory/tasks", tags=TAGS)
 def code_memory_rest_tasks(
         cat=check_permissions(AuthResource.CONVERSATION, AuthPermission.READ)):
     """The caller's own code tasks, the current one marked."""
     return _answer("tasks", cat)
 
 
-@endpoint.get(BASE + "/tasks/{task_id}/drafts", tags=TAGS)
+@endpoint.get("/code-memory/tasks/{task_id}/drafts", tags=TAGS)
 def code_memory_rest_drafts(
         task_id: str, cat=check_permissions(AuthResource.CONVERSATION, AuthPermission.READ)):
     """The drafts of one of the caller's tasks: its line (newest first), rolled back, set
@@ -68,7 +67,7 @@ def code_memory_rest_drafts(
     return _answer("drafts", cat, task_id)
 
 
-@endpoint.get(BASE + "/tasks/{task_id}/diff", tags=TAGS)
+@endpoint.get("/code-memory/tasks/{task_id}/diff", tags=TAGS)
 def code_memory_rest_diff(
         task_id: str, draft: str | None = None, against: str | None = None,
         cat=check_permissions(AuthResource.CONVERSATION, AuthPermission.READ)):
@@ -77,7 +76,7 @@ def code_memory_rest_diff(
     return _answer("diff", cat, task_id, draft, against)
 
 
-@endpoint.post(BASE + "/tasks/{task_id}/apply", tags=TAGS)
+@endpoint.post("/code-memory/tasks/{task_id}/apply", tags=TAGS)
 def code_memory_rest_apply(
         task_id: str, cat=check_permissions(AuthResource.CONVERSATION, AuthPermission.WRITE)):
     """Write the task's current draft into the repository, as "apply" in chat (same

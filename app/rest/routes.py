@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from ...memory import CodeMemoryError, CommitInfo, TaskNotFound
 from ..chat.index_jobs import begin_indexing
 from ..chat.status import status_report
+from ..chat.watcher import follow_edits
 from ..drafting.draft_diff import Draft, DraftDiff, UnknownDraft, diff_drafts, task_drafts
 from ..drafting.history import apply_current
 from ..drafting.session import Session
@@ -51,7 +52,9 @@ def error(status: int, message: str) -> Reply:
 def _caller(cat: StrayCat) -> tuple[Session, Turn]:
     GENERATION.claim()
     session = GENERATION.sessions.of(str(cat.user_id), cat.working_memory)
-    return session, Turn.of(cat, GENERATION.registry)
+    turn = Turn.of(cat, GENERATION.registry)
+    follow_edits(turn.workspace)
+    return session, turn
 
 
 def _project(turn: Turn) -> Project | Reply:
