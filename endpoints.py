@@ -12,13 +12,14 @@ from importlib import import_module
 
 from cat.auth.permissions import AuthPermission, AuthResource, check_permissions
 from cat.mad_hatter.decorators import endpoint
-from fastapi.responses import JSONResponse
 
 TAGS = ["Code Working Memory"]
 
 
-def _answer(name: str, *args, **kwargs) -> JSONResponse:
+def _answer(name: str, *args, **kwargs):
     """Call ``app/rest/routes.py``'s ``name`` of the live import; its reply as JSON."""
+    from fastapi.responses import JSONResponse  # the Cat's; imported where it is used
+
     reply = getattr(import_module(".app.rest.routes", __package__), name)(*args, **kwargs)
     return JSONResponse(status_code=reply.status, content=reply.body)
 

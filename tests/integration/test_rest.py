@@ -217,11 +217,43 @@ def _expected(old: dict[str, str], new: dict[str, str]) -> str:
 def test_apply_writes_the_owners_current_draft_once(rest, repo, alices_task):
     target = repo / "text" / "slug.py"
     original = target.read_text()
+    current = rest[0].plugin_state("alice_r")["commit_id"]  # her session's draft, as in chat
     applied = call(rest, "alice_r", "POST", f"/tasks/{alices_task}/apply")
     assert applied.status_code == 200 and applied.json()["applied"] is True, applied.text
-    assert "def unslug(s):\n    return s.replace('-', ' ').title()" in target.read_text()
+    assert applied.json()["commit"] == current
+    assert "def slugify(text: str) -> str:" in target.read_text()
     again = call(rest, "alice_r", "POST", f"/tasks/{alices_task}/apply")
     assert again.status_code == 200 and again.json()["applied"] is False
     assert "already applied" in again.json()["message"]
     assert rest[0].chat("apply", user="alice_r")["text"].startswith("Draft `")  # chat agrees
     target.write_text(original)
+
+
+def test_an_edit_on_disk_is_retrievable_by_a_question_within_seconds(rest, repo):
+    """The watcher (file events in the Cat, which has watchfiles) re-indexes a saved file: the
+    next question retrieves the new code. The bound is generous for a loaded test machine; the
+    measured figures are in docs/benchmarks.md (bench/watch_bench.py)."""
+    run, _ = rest
+    cat_harness.wait_for_indexing(run)
+    assert call(rest, "bob_r", "GET", "/status").json()["index"] is not None  # watcher started
+    watch = run.plugin_module("app.chat.watcher").watching()
+    assert [w.root for w in watch] == [str(repo.resolve())], watch
+    time.sleep(0.5)
+    target = repo / "text" / "invoices.py"
+    saved = time.monotonic()
+    target.write_text("def invoice_checksum(lines):\n    \"\"\"Sum of the invoice lines.\"\"\"\n"
+                      "    return sum(lines)\n")
+    while True:
+        found = call(rest, "bob_r", "GET", "/search?q=invoice+checksum&limit=1").json()
+        if found["results"] and found["results"][0]["name"] == "invoice_checksum":
+            break
+        assert time.monotonic() - saved < 15, f"the edit was not indexed: {found}"
+        time.sleep(0.05)
+    elapsed = time.monotonic() - saved
+    mark = len(run.script.prompts)
+    answer = run.chat("what does invoice_checksum do?", user="bob_r")
+    assert answer["text"] == run.script.answer
+    asked = "\n".join(run.script.prompts[mark:])
+    assert "def invoice_checksum(lines):" in asked, asked[-2000:]
+    print(f"save -> retrievable in the Cat: {elapsed:.2f} s ({watch[0].source})")
+    target.unlink()

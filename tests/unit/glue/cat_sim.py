@@ -174,7 +174,7 @@ class SimCat:
             hooks.setdefault(value.name, []).append(value)
         elif isinstance(value, cat_stand_in.PluginOverride):
             self.overrides[value.name] = value
-        elif not (isinstance(value, cat_stand_in.ToolStandIn) or (
+        elif not (isinstance(value, (cat_stand_in.ToolStandIn, cat_stand_in.EndpointStandIn)) or (
                 isinstance(value, type) and getattr(value, "_autopilot", False)
                 and issubclass(value, cat_stand_in.CatForm))):
             return
