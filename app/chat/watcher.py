@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...memory import CodeMemoryError, watch_changes, watch_source
+from ..host.environment import cat_data_dir
 from ..host.lifecycle import LIFECYCLE
 from ..process import GENERATION
 from ..projects.indexing import index_project
@@ -113,7 +114,9 @@ def _watched_root(workspace: Workspace) -> str:
 def _run(watch: Watch) -> None:
     stopping = _Stopping(watch.stop)
     try:
-        for _batch in watch_changes(watch.root, stopping):
+        for batch in watch_changes(watch.root, stopping):
+            if not _relevant(batch, watch.workspace):
+                continue
             watch.last_change = time.time()
             _reindex(watch)
             watch.runs += 1
@@ -122,6 +125,14 @@ def _run(watch: Watch) -> None:
         if not stopping.is_set():
             log.exception("watching %s failed; the index follows edits again after a restart",
                           watch.root)
+
+
+def _relevant(batch: set[str], workspace: Workspace) -> bool:
+    """Whether a batch holds a change of the user's: the plugin's own data folder (should it
+    be inside the repository) never triggers a run, or a run would trigger the next."""
+    skipped = [os.path.realpath(d) + os.sep for d in (workspace.config.data_dir, cat_data_dir())
+               if d]
+    return any(not os.path.realpath(p).startswith(tuple(skipped)) for p in batch)
 
 
 def _reindex(watch: Watch) -> None:

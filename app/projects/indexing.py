@@ -51,8 +51,9 @@ def index_project(project: Project, notify: Callable[[str], None], *,
             ids = project.code.index_repository(
                 project.root, exclude_patterns=list(project.config.scope.exclude),
                 progress=progress)
-            project.generation += 1
-        report = project.code.last_index_report
+            report = project.code.last_index_report
+            if trigger != "watcher" or _changed(report):  # a save that changed no entity
+                project.generation += 1                  # keeps the retrieval caches
         run.summary = summarise_index(project.root, len(ids), report,
                                       time.monotonic() - started)
     except Exception as err:
@@ -61,6 +62,11 @@ def index_project(project: Project, notify: Callable[[str], None], *,
     finally:
         run.running, run.finished = False, time.time()
     return run.summary
+
+
+def _changed(report: object) -> bool:
+    """Whether an indexing run changed the index (files parsed, renamed or deleted)."""
+    return any(getattr(report, k, 1) for k in ("parsed", "renamed", "deleted"))
 
 
 def summarise_index(root: str, entities: int, report: object, seconds: float) -> str:

@@ -146,3 +146,27 @@ def test_the_generation_stops_and_joins_its_watcher(tmp_path, monkeypatch):
     assert not [t for t in threading.enumerate() if t.name.startswith("codemem-watch")
                 and t.is_alive()]
     assert watcher.follow_edits(Workspace.of(cat, generation.registry)) is None  # retired
+
+
+def test_the_plugins_own_data_folder_never_triggers_a_run(tmp_path):
+    """Should the data folder be inside the repository, its writes (the index itself) must not
+    start a run, whose writes would start the next."""
+    from types import SimpleNamespace
+
+    data = tmp_path / "repo" / "cwm-data"
+    workspace = SimpleNamespace(config=SimpleNamespace(data_dir=str(data)))
+    assert not watcher._relevant({str(data / "code_memories.db-wal")}, workspace)
+    assert watcher._relevant({str(data / "x.db"), str(tmp_path / "repo" / "a.py")}, workspace)
+
+
+def test_a_save_that_changes_no_entity_keeps_the_retrieval_caches(watched):
+    cat, repo = watched
+    project = entry.session_turn(cat)[1].workspace.project()
+    before = project.generation
+    time.sleep(0.3)
+    (repo / "README.md").write_text("notes\n")  # not code: the run parses nothing
+    deadline = time.monotonic() + 10
+    while project.index_run.trigger != "watcher" or project.index_run.running:
+        assert time.monotonic() < deadline, "no run after the save"
+        time.sleep(0.05)
+    assert project.generation == before
