@@ -136,9 +136,14 @@ def _relevant(batch: set[str], workspace: Workspace) -> bool:
 
 
 def _reindex(watch: Watch) -> None:
-    """One incremental run over the repository (unchanged files cost a ``stat``)."""
+    """One incremental run over the repository (unchanged files cost a ``stat``); a failed
+    run is logged and the watch goes on (the next save tries again)."""
     try:
         project = watch.workspace.project()
         index_project(project, lambda _text: None, trigger="watcher")
     except CodeMemoryError as err:
         log.warning("re-indexing %s after an edit failed: %s", watch.root, err)
+    except Exception as err:  # crash boundary of one run, e.g. the Cat shutting down
+        if not LIFECYCLE.stopping.is_set():
+            log.warning("re-indexing %s after an edit failed: %s: %s", watch.root,
+                        type(err).__name__, err)

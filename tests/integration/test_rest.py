@@ -53,6 +53,7 @@ def rest(cat_run, repo, tmp_path_factory):
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("CCAT_API_KEY", "a-key-nobody-sends")
             yield cat_run, tokens
+        cat_run.plugin_module("app.chat.watcher").stop_watching(join_s=5)  # before the Cat goes
         cat_run.script.relevance = None
 
 

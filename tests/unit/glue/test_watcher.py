@@ -98,7 +98,9 @@ def test_an_edit_on_disk_reaches_the_index_within_seconds(watched):
     while "format_date" not in _names(cat):
         assert time.monotonic() - saved < 10, "the edit never reached the index"
         time.sleep(0.05)
-    assert watch.runs >= 1
+    while watch.runs < 1:  # the run's bookkeeping follows its last write
+        assert time.monotonic() - saved < 10
+        time.sleep(0.02)
     (repo / "dates.py").unlink()
     while "parse_date" in _names(cat):
         assert time.monotonic() - saved < 20, "the deletion never reached the index"
