@@ -24,6 +24,7 @@ from .chat.recall import notes as turn_notes
 from .chat.request_form import STALE_FORM, advance, stale_form, submitted_request
 from .chat.routing import direct_answer, route_message
 from .chat.status import status_report
+from .chat.watcher import follow_edits
 from .drafting.history import draft_history as history_list
 from .drafting.history import redo_draft as history_redo
 from .drafting.history import roll_back_draft as history_roll_back
@@ -46,7 +47,9 @@ def session_turn(cat: StrayCat) -> tuple[Session, Turn]:
     """The user's session and this call's turn (this import of the plugin made the live one)."""
     GENERATION.claim()
     session = GENERATION.sessions.of(str(cat.user_id), cat.working_memory)
-    return session, Turn.of(cat, GENERATION.registry)
+    turn = Turn.of(cat, GENERATION.registry)
+    follow_edits(turn.workspace)
+    return session, turn
 
 
 # -- hooks of a chat turn, in the Cat's order ----------------------------------------------------
@@ -179,8 +182,9 @@ def index_at_startup(cheshire_cat: CatHost) -> None:
     reading the settings runs in a thread (``chat.index_jobs``).
     """
     GENERATION.claim()
-    index_in_background(Turn(_NoWorkingMemory(), Workspace.of(cheshire_cat, GENERATION.registry),
-                             UserLink(cheshire_cat)))
+    workspace = Workspace.of(cheshire_cat, GENERATION.registry)
+    index_in_background(Turn(_NoWorkingMemory(), workspace, UserLink(cheshire_cat)))
+    follow_edits(workspace)
 
 
 def activated() -> None:

@@ -67,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "Notes": ".ports",
     "apply_reply": ".edits.api",
     "judge_draft": ".judge",
+    "FileDiff": ".diffs",
     "file_diffs": ".diffs",
     "render_diffs": ".diffs",
     # renames and moves by structure
@@ -102,6 +103,7 @@ if TYPE_CHECKING:
     from .commands import claimed as claimed
     from .commands import detect_command as detect_command
     from .defaults import DRAFT_RUN_DEFAULTS as DRAFT_RUN_DEFAULTS
+    from .diffs import FileDiff as FileDiff
     from .diffs import file_diffs as file_diffs
     from .diffs import render_diffs as render_diffs
     from .edits.api import apply_reply as apply_reply

@@ -4,9 +4,9 @@ The Cat offers a tool to its agent only when the message is close, by embedding 
 one of the tool's examples, and then asks the LLM to pick it: with the Cat's default
 ``DumbEmbedder`` that is a coin toss, and it costs a call. These commands ("index my
 repository", "code memory status", "show the draft history", "roll back to draft 2", "redo",
-"add source /srv/lib") name the plugin's own features, so a short, anchored pattern decides: the
-core phrase of the message (``utterance``: greetings, the Cat's name, fillers, thanks, emoji
-aside) must be the command, so "update the index function in utils.py" stays a code request
+"show the diff of draft 2", "add source /srv/lib") name the plugin's own features, so a short,
+anchored pattern decides: the core phrase of the message (``utterance``: greetings, the Cat's
+name, fillers, thanks, emoji aside) must be the command, so "update the index function in utils.py" stays a code request
 and "what is a rollback?" stays a question.
 
 Many of them are also ordinary words: "update the project", "rebuild the index", "list
@@ -34,6 +34,7 @@ class Command(str, Enum):
     HISTORY = "history"
     ROLL_BACK = "roll_back"
     REDO = "redo"
+    DIFF = "diff"
     ADD_SOURCE = "add_source"
     LIST_SOURCES = "list_sources"
     REMOVE_SOURCE = "remove_source"
@@ -51,6 +52,7 @@ class Found:
 
 _POLITE = r"(?:(?:please|pls|kindly|can you|could you|would you)\s+)*"
 _END = r"\s*(?:please|now|for me)?\s*[.!?]*\s*$"
+_DRAFT = r"(?:draft\s*#?\s*)?"
 _CODE = r"(?:the\s+|my\s+|this\s+|our\s+)?(?:code\s*base|code|repo(?:sitory)?|project|sources?)"
 
 _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
@@ -71,6 +73,12 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
          r"draft)?)"),
         (Command.REDO, r"(?:redo|undo\s+the\s+roll\s*-?\s*back|restore\s+the\s+(?:rolled[- ]"
          r"back\s+draft|draft\s+i\s+rolled\s+back))"),
+        (Command.DIFF, r"(?:(?:show|give|display)\s+(?:me\s+)?(?:the\s+)?(?:diff|changes)|diff)"
+         r"(?:\s+(?:of|for|in|made\s+by)\s+(?:the\s+)?" + _DRAFT + r"(?P<arg>\d+))?"),
+        (Command.DIFF, r"what\s+(?:has\s+|have\s+we\s+)?changed\s+(?:in\s+" + _DRAFT
+         + r"(?P<arg>\d+)|since\s+" + _DRAFT + r"(?P<since>\d+|the\s+start))"),
+        (Command.DIFF, r"(?:diff|compare)\s+(?:drafts?\s*#?\s*)?(?P<old>\d+)\s+(?:and|with|to|vs\.?"
+         r"|against)\s+" + _DRAFT + r"(?P<new>\d+)"),
     ))
 
 #: The source commands take the rest of the message as their argument (a list, a path).
@@ -86,7 +94,7 @@ _EXPLICIT = re.compile(r"\b(?:code\s*base|code|repo(?:sitory)?|associative)\b", 
 #: A source spec: ``pip:NAME``, an absolute or home folder path, a backticked name.
 _SOURCE_SPEC = re.compile(r"^(?:`|pip:|/|~)", re.I)
 _EXPLICIT_COMMANDS = frozenset({Command.STATUS})
-_DRAFT_COMMANDS = frozenset({Command.HISTORY, Command.ROLL_BACK, Command.REDO})
+_DRAFT_COMMANDS = frozenset({Command.HISTORY, Command.ROLL_BACK, Command.REDO, Command.DIFF})
 
 
 def detect_command(text: str) -> Found | None:
@@ -108,9 +116,19 @@ def detect_command(text: str) -> Found | None:
         for command, pattern in _PATTERNS:
             match = pattern.match(message)
             if match:
-                argument = (match.groupdict().get("arg") or "").strip()
-                return Found(command, argument, names_plugin_things(command, message))
+                return Found(command, _argument(match), names_plugin_things(command, message))
     return None
+
+
+def _argument(match: re.Match[str]) -> str:
+    """A command's argument: "2" ("roll back to draft 2"), and for the diff "since 1" ("what
+    changed since draft 1") or "1..3" ("diff draft 1 and 3")."""
+    groups = {k: " ".join(v.split()) for k, v in match.groupdict().items() if v}
+    if "since" in groups:
+        return f"since {groups['since']}"
+    if "old" in groups:
+        return f"{groups['old']}..{groups['new']}"
+    return groups.get("arg", "")
 
 
 def names_plugin_things(command: Command, message: str) -> bool:

@@ -44,6 +44,8 @@ _EXPORTS: dict[str, str] = {
     "IndexProgress": ".codeindex.indexer",
     "WalkedFile": ".codeindex.indexer",
     "default_walker": ".codeindex.walk",
+    "watch_changes": ".codeindex.watch",
+    "watch_source": ".codeindex.watch",
     "Impact": ".codeindex.impact",
     "SinkMode": ".codeindex.sink_sync",
     "CatVectorSink": ".codeindex.vector_sink",
@@ -92,6 +94,8 @@ if TYPE_CHECKING:
     from .codeindex.vector_sink import VectorCollection as VectorCollection
     from .codeindex.vector_sink import is_code_point as is_code_point
     from .codeindex.walk import default_walker as default_walker
+    from .codeindex.watch import watch_changes as watch_changes
+    from .codeindex.watch import watch_source as watch_source
     from .commits.index import CommitIndex as CommitIndex
     from .commits.info import CommitInfo as CommitInfo
     from .commits.message import is_good as is_good

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...codegen import Command, Found, claimed, detect_command
 from ...memory import CodeMemoryError
+from ..drafting.draft_diff import chat_diff
 from ..drafting.history import draft_history, redo_draft, roll_back_draft
 from ..drafting.session import Session
 from ..host.cat_types import StrayCat
@@ -47,6 +48,8 @@ def _plugin_command(cat: StrayCat, session: Session, turn: Turn, found: Found) -
         return draft_history(session, turn)
     if found.command is Command.ROLL_BACK:
         return roll_back_draft(session, turn, found.argument)
+    if found.command is Command.DIFF:
+        return chat_diff(session, turn, found.argument)
     return redo_draft(session, turn)
 
 

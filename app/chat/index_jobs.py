@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 
 from ...memory import CodeMemoryError
 from ..host.environment import cat_data_dir, cat_logger
@@ -25,24 +26,41 @@ log = logging.getLogger(__name__)
 _indexing_guard = threading.Lock()
 
 
+@dataclass(frozen=True)
+class IndexStart:
+    """What asking for an indexing run did: ``started`` one, or not (``error``: the repository
+    cannot be indexed; otherwise a run was already going), and the answer for the user."""
+
+    started: bool
+    message: str
+    error: bool = False
+
+
 def start_indexing(turn: Turn, *, notify: bool) -> str:
     """Index the configured repository in a thread; the answer says whether it started."""
+    return begin_indexing(turn, notify=notify).message
+
+
+def begin_indexing(turn: Turn, *, notify: bool, trigger: str = "request") -> IndexStart:
+    """Index the configured repository in a thread, unless a run is going (chat and REST)."""
     try:
         project = turn.workspace.project()
     except CodeMemoryError as err:
-        return f"Cannot index: {err}"
+        return IndexStart(False, f"Cannot index: {err}", error=True)
     with _indexing_guard:
         if project.indexing:
-            return (f"`{project.root}` is already being indexed; progress appears as "
-                    "notifications.")
+            return IndexStart(False, f"`{project.root}` is already being indexed; progress "
+                              "appears as notifications.")
         workspace, link = turn.workspace, turn.link
         project.indexer = GENERATION.start_thread(
-            lambda: _index(project, workspace, link, notify),
+            lambda: _index(project, workspace, link, notify, trigger),
             name=f"codemem-index-{project.root}")
-    return f"Indexing `{project.root}` started; I will report progress and the result here."
+    return IndexStart(True, f"Indexing `{project.root}` started; I will report progress and "
+                      "the result here.")
 
 
-def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool) -> None:
+def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool,
+           trigger: str) -> None:
     """The repository, then the associative sources (each summary goes to the user)."""
 
     def say(text: str, kind: str = "notification") -> None:
@@ -50,7 +68,7 @@ def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool)
             link.send(text, kind)
 
     try:
-        say(index_project(project, say), "chat")
+        say(index_project(project, say, trigger=trigger), "chat")
         summary = index_sources(project, workspace.settings, workspace.config.data_dir,
                                 say, protected=(cat_data_dir(),))
         project.generation += 1  # the sources' entities too are in the index now

@@ -16,6 +16,7 @@ from ..host.environment import requirements_problems
 from ..host.settings_model import PluginSettings
 from ..projects.associative import status_lines
 from ..projects.workspace import Turn
+from .watcher import watching
 
 
 def status_report(session: Session, turn: Turn, missing: list[str]) -> str:
@@ -39,6 +40,8 @@ def status_report(session: Session, turn: Turn, missing: list[str]) -> str:
         f"- finished tasks shared with every user: {'yes' if settings.share_task_notes else 'no'}",
     ]
     lines += _sandbox_lines(settings)
+    lines.append("- follows edits: " + (", ".join(f"yes ({w.source}, {w.runs} re-index runs)"
+                                                 for w in watching()) or "no"))
     if turn.workspace.repository_configured:
         try:
             lines += status_lines(turn.workspace.project())

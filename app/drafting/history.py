@@ -217,6 +217,12 @@ def apply_if_asked(session: Session, turn: Turn, text: str) -> str | None:
     state = session.state
     if not is_apply(text) or not state.task_id or not state.commit_id:
         return None
+    return apply_current(session, turn)
+
+
+def apply_current(session: Session, turn: Turn) -> str:
+    """Write the user's current draft (chat's "apply", and the REST route's): write-back must
+    be on, the loop idle, and no file edited since the last apply (see the module docstring)."""
     if not turn.workspace.config.write_back:
         return ("Write-back is off (plugin settings, Write-back policy): copy the code from the "
                 "result instead.")

@@ -218,6 +218,11 @@ class PluginSettings(BaseModel):
     write_back: WriteBackPolicy = Field(
         WriteBackPolicy.confirm, title="Write-back policy",
         description="Whether finished drafts may be written into the repository.")
+    follow_edits: bool = Field(
+        True, title="Follow edits",
+        description="Watch the repository while the plugin is active and re-index changed "
+        "files within about a second of a save (file events; polling on network mounts). Off: "
+        "edits reach the index at the next start or \"index my repository\".")
     # -- associative sources (other repositories, libraries, docs) ----------------------------
     associative_sources: str = Field(
         "", title="Associative sources", json_schema_extra=_TEXTAREA,

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 
 from ...memory import IndexProgress
-from .registry import Project
+from .registry import IndexRun, Project
 
 #: Seconds between two progress notifications of one indexing run.
 PROGRESS_INTERVAL_S = 3.0
@@ -33,22 +33,40 @@ class Throttle:
         return False
 
 
-def index_project(project: Project, notify: Callable[[str], None]) -> str:
-    """Index (incrementally) and return a Markdown summary; progress goes to ``notify``."""
+def index_project(project: Project, notify: Callable[[str], None], *,
+                  trigger: str = "request") -> str:
+    """Index (incrementally) and return a Markdown summary; progress goes to ``notify`` and
+    to ``project.index_run`` (``trigger`` says who asked: a request, start-up, the watcher)."""
     throttle = Throttle(PROGRESS_INTERVAL_S)
+    run = project.index_run = IndexRun(running=True, started=time.time(), trigger=trigger)
 
     def progress(event: IndexProgress) -> None:
+        run.phase, run.done, run.total = event.phase, event.done, event.total
         if event.phase != "done" and throttle.ready():
             notify(f"Indexing {project.root}: {event.phase} {event.done}/{event.total}")
 
     started = time.monotonic()
-    with project.index_lock:
-        ids = project.code.index_repository(project.root,
-                                            exclude_patterns=list(project.config.scope.exclude),
-                                            progress=progress)
-        project.generation += 1
-    report = project.code.last_index_report
-    return summarise_index(project.root, len(ids), report, time.monotonic() - started)
+    try:
+        with project.index_lock:
+            ids = project.code.index_repository(
+                project.root, exclude_patterns=list(project.config.scope.exclude),
+                progress=progress)
+            report = project.code.last_index_report
+            if trigger != "watcher" or _changed(report):  # a save that changed no entity
+                project.generation += 1                  # keeps the retrieval caches
+        run.summary = summarise_index(project.root, len(ids), report,
+                                      time.monotonic() - started)
+    except Exception as err:
+        run.error = f"{type(err).__name__}: {err}"
+        raise
+    finally:
+        run.running, run.finished = False, time.time()
+    return run.summary
+
+
+def _changed(report: object) -> bool:
+    """Whether an indexing run changed the index (files parsed, renamed or deleted)."""
+    return any(getattr(report, k, 1) for k in ("parsed", "renamed", "deleted"))
 
 
 def summarise_index(root: str, entities: int, report: object, seconds: float) -> str:

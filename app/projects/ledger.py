@@ -163,6 +163,18 @@ class TaskLedger:
             entry = self._tasks.get(task_id)
             return RunRecord.from_dict(entry.get("loop")) if entry is not None else None
 
+    def owner(self, task_id: str) -> str | None:
+        """The user who owns ``task_id``, or None for a task the ledger does not know."""
+        with self._lock:
+            entry = self._tasks.get(task_id)
+            return None if entry is None else str(entry.get("user", ""))
+
+    def tasks_of(self, user: str) -> dict[str, bool]:
+        """``user``'s own tasks, each with whether it is finished."""
+        with self._lock:
+            return {task: bool(entry.get("finished")) for task, entry in self._tasks.items()
+                    if entry.get("user") == user}
+
     def visible_tasks(self, user: str, *, share_finished: bool) -> frozenset[str]:
         """The tasks whose material ``user``'s prompts may contain."""
         with self._lock:

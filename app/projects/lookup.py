@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from ...codegen import RequestDetails, candidate_names, is_file_name, target_words
 from ...llm import Meter, estimate_tokens
@@ -163,3 +164,44 @@ def fitted_context(project: Project, memories: list[ScoredMemory]) -> str:
     if estimate_tokens(text) > budget:  # one memory longer than the budget: its head
         text = text[:budget * 3] + "\n... (cut to fit the model's context window)"
     return text
+
+
+@dataclass(frozen=True)
+class CodeHit:
+    """One entity a search found: where it is, and its score (``scoring`` "llm": the LLM's
+    relevance, 0 to 1; "rank": no LLM was asked, the score is 1/rank of the candidate search)."""
+
+    path: str
+    name: str
+    kind: str
+    start_line: int
+    end_line: int
+    score: float
+    scoring: str
+    text: str
+
+    @classmethod
+    def of(cls, metadata: Mapping[str, object] | None, text: str, score: float,
+           scoring: str) -> CodeHit:
+        meta = dict(metadata or {})
+        return cls(path=str(meta.get("path", "")),
+                   name=str(meta.get("qualified_name") or meta.get("name") or ""),
+                   kind=str(meta.get("kind", "")), start_line=_int(meta.get("start_line")),
+                   end_line=_int(meta.get("end_line")), score=round(score, 4), scoring=scoring,
+                   text=text)
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, (int, float, str)) and str(value).isdigit() else 0
+
+
+def code_hits(project: Project, question: str, *, llm: bool, limit: int,
+              meter: Meter | None = None) -> list[CodeHit]:
+    """The search's entities, best first: LLM-scored (as the search tool's) or, without the
+    LLM, the candidate search's ranking (no call at all)."""
+    if llm:
+        return [CodeHit.of(m.metadata, m.text, m.relevance_score, "llm")
+                for m in retrieve(project, question, meter=meter)[:limit]]
+    found = project.code.candidates(CodeContext(user_query=question), limit=limit,
+                                    filters={"type": {"$in": list(SHARED_TYPES)}})
+    return [CodeHit.of(c.metadata, c.text, 1.0 / max(c.rank, 1), "rank") for c in found[:limit]]

@@ -69,6 +69,23 @@ class ScopedWalker:
                               include=self.scope.include, languages=self.scope.languages)
 
 
+@dataclass
+class IndexRun:
+    """The latest indexing run of a project, as ``GET .../index`` reports it (``indexing.py``
+    fills it: phase and counts as the indexer reports them, the summary or the error at the
+    end; times from ``time.time()``)."""
+
+    running: bool = False
+    phase: str = ""
+    done: int = 0
+    total: int = 0
+    started: float = 0.0
+    finished: float = 0.0
+    trigger: str = ""
+    summary: str = ""
+    error: str = ""
+
+
 class Project:
     """One repository's core objects, shared by every user who works on it."""
 
@@ -81,6 +98,7 @@ class Project:
         self._walker = walker
         self.index_lock = threading.Lock()
         self.indexer: threading.Thread | None = None
+        self.index_run = IndexRun()
         #: Bumped by every indexing run: per-task retrieval caches are keyed by it.
         self.generation = 0
         self.leases = 0

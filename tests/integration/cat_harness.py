@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cat_doubles import LLMScript, LogCapture, cl100k_cached, make_fake_llm, offline_cl100k
+from .declared import declared_glue  # noqa: F401  (tests call cat_harness.declared_glue)
 
 ENV_VAR = "CCAT_CORE_DIR"
 #: The plugin's id inside the test Cat (folder name: no dots, docs/cat-plugin-api.md).
@@ -98,33 +99,6 @@ def plugin_zip(dest: pathlib.Path, src: pathlib.Path = REPO_ROOT) -> pathlib.Pat
                 continue
             archive.write(path, f"{PLUGIN_ID}/{rel}")
     return dest
-
-
-def declared_glue(root: pathlib.Path = REPO_ROOT) -> dict[str, list[str]]:
-    """Hooks, tools and forms the repository's sources declare, by parsing (not importing) every
-    ``.py`` file the Cat would import: the names the Cat must register, each exactly once."""
-    import ast
-
-    found: dict[str, list[str]] = {"hooks": [], "tools": [], "forms": []}
-    kinds = {"hook": "hooks", "tool": "tools", "form": "forms"}
-    for path in sorted(root.rglob("*.py")):
-        if any(part.startswith(".") for part in path.relative_to(root).parts):
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
-            if not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                continue
-            for deco in node.decorator_list:
-                func = deco.func if isinstance(deco, ast.Call) else deco
-                kind = kinds.get(func.id) if isinstance(func, ast.Name) else None
-                if kind is None:
-                    continue
-                name = node.name
-                if isinstance(deco, ast.Call) and deco.args and kind != "forms" \
-                        and isinstance(deco.args[0], ast.Constant):
-                    name = str(deco.args[0].value)
-                found[kind].append(name)
-    return {kind: sorted(names) for kind, names in found.items()}
 
 
 def plugin_py_modules(plugin_dir_rel: str) -> list[str]:
@@ -287,7 +261,16 @@ class CatRun:
         hooks = [h.name for hs in mh.hooks.values() for h in hs if h.plugin_id == PLUGIN_ID]
         tools = [t.name for t in mh.tools if t.plugin_id == PLUGIN_ID]
         forms = [f.name for f in mh.forms if getattr(f, "plugin_id", None) == PLUGIN_ID]
-        return {"hooks": sorted(hooks), "tools": sorted(tools), "forms": sorted(forms)}
+        endpoints = [f"{m} {e.name}" for e in mh.endpoints
+                     if getattr(e, "plugin_id", None) == PLUGIN_ID for m in e.methods]
+        return {"hooks": sorted(hooks), "tools": sorted(tools), "forms": sorted(forms),
+                "endpoints": sorted(endpoints)}
+
+    def mounted_routes(self) -> list[str]:
+        """The plugin's routes as the Cat's app serves them ("GET /custom/code-memory/...")."""
+        return sorted(f"{m} {r.path}" for r in self.client.app.routes
+                      if getattr(r, "path", "").startswith("/custom/code-memory")
+                      for m in getattr(r, "methods", ()))
 
 
 def _patch_environment(mp: Any, core: pathlib.Path, workdir: pathlib.Path,

@@ -78,11 +78,13 @@ def test_plugin_is_active_and_every_module_imports(cat_run):
 def test_each_hook_tool_and_form_is_registered_exactly_once(cat_run):
     declared = cat_harness.declared_glue()
     assert declared["hooks"] and declared["tools"] and declared["forms"], declared
+    assert "GET /custom/code-memory/status" in declared["endpoints"], declared
     assert cat_run.registered() == declared, (
         "registered (left) differs from declared (right): a decorated object re-exported by a "
         "second module is registered (and runs) twice, one in a failed module is missing")
     assert "code_memory_status" in declared["tools"]
     assert "settings_model" in cat_run.plugin.overrides
+    assert cat_run.mounted_routes() == declared["endpoints"], "each route mounted once"
 
 
 # -- settings ---------------------------------------------------------------------------------

@@ -14,10 +14,10 @@ What it reproduces (docs/cat-plugin-api.md has the Cat's side):
   ``before_agent_starts``, ``agent_fast_reply`` (an answer ends the agent), then the form agent
   (a CLOSED form is cleared and the turn goes on; an open form's ``next()`` answers; an
   exception is logged and the turn goes on), else the Cat's own answer; then
-  ``before_cat_sends_message`` on whichever answered and the turn's copy written back; hook exceptions are logged,
-  never raised (here: kept in ``errors``). ``say`` can run something right after the load and
-  right before the write-back (``after_load``, ``before_write_back``): a worker finishing
-  there is the race of a turn whose copy is stale;
+  ``before_cat_sends_message`` on whichever answered and the turn's copy written back; hook
+  exceptions are logged, never raised (here: kept in ``errors``). ``say`` can run something
+  right after the load and right before the write-back (``after_load``, ``before_write_back``):
+  a worker finishing there is the race of a turn whose copy is stale;
 * the working memory per user, kept by reference (``in_memory``) or pickled after every turn and
   loaded afresh before the next (``file_system``); ``cat.llm`` records model interactions.
 
@@ -177,7 +177,7 @@ class SimCat:
             hooks.setdefault(value.name, []).append(value)
         elif isinstance(value, cat_stand_in.PluginOverride):
             self.overrides[value.name] = value
-        elif not (isinstance(value, cat_stand_in.ToolStandIn) or (
+        elif not (isinstance(value, (cat_stand_in.ToolStandIn, cat_stand_in.EndpointStandIn)) or (
                 isinstance(value, type) and getattr(value, "_autopilot", False)
                 and issubclass(value, cat_stand_in.CatForm))):
             return

@@ -1,5 +1,6 @@
 """A stand-in for the parts of the ``cat`` package the plugin's glue imports, so that
-``hooks.py``, ``tools.py``, ``forms.py`` and ``settings.py`` import and run without the Cat.
+``hooks.py``, ``tools.py``, ``forms.py``, ``settings.py`` and ``endpoints.py`` import and run
+without the Cat.
 
 It keeps the rules the plugin depends on (docs/cat-plugin-api.md): decorated hooks, tools, forms
 and ``@plugin`` overrides are objects the loader finds by type in each module; a form's state
@@ -117,6 +118,45 @@ def form(cls: type) -> type:
     return cls
 
 
+class EndpointStandIn:
+    """``CustomEndpoint``: the route (``/custom`` + path), its methods and function."""
+
+    def __init__(self, path: str, methods: set[str], function: Callable[..., Any]) -> None:
+        self.name, self.methods, self.function = "/custom" + path, methods, function
+
+
+class _Endpoints:
+    """``endpoint``: ``@endpoint.get(path, tags=...)``, ``@endpoint.post(path)``."""
+
+    def _route(self, path: str, methods: set[str]) -> Callable[..., EndpointStandIn]:
+        return lambda function: EndpointStandIn(path, methods, function)
+
+    def get(self, path: str, **kwargs: Any) -> Callable[..., EndpointStandIn]:
+        return self._route(path, {"GET"})
+
+    def post(self, path: str, **kwargs: Any) -> Callable[..., EndpointStandIn]:
+        return self._route(path, {"POST"})
+
+
+class AuthResource(str, Enum):
+    STATUS = "STATUS"
+    MEMORY = "MEMORY"
+    CONVERSATION = "CONVERSATION"
+
+
+class AuthPermission(str, Enum):
+    WRITE = "WRITE"
+    EDIT = "EDIT"
+    LIST = "LIST"
+    READ = "READ"
+    DELETE = "DELETE"
+
+
+def check_permissions(resource: AuthResource, permission: AuthPermission) -> object:
+    """The Cat's dependency; here only what a route asked for."""
+    return (resource, permission)
+
+
 class CheshireCatStandIn:
     """``CheshireCat()``: the Cat's shared LLM (calls outside a user's turn)."""
 
@@ -128,7 +168,11 @@ def installed(shared_llm: Callable[[str], str]) -> Iterator[None]:
     """The stand-in ``cat`` modules in ``sys.modules`` for the duration of the block."""
     modules = {
         "cat": {}, "cat.mad_hatter": {},
-        "cat.mad_hatter.decorators": {"hook": hook, "tool": tool, "plugin": plugin},
+        "cat.mad_hatter.decorators": {"hook": hook, "tool": tool, "plugin": plugin,
+                                      "endpoint": _Endpoints()},
+        "cat.auth": {},
+        "cat.auth.permissions": {"AuthResource": AuthResource, "AuthPermission": AuthPermission,
+                                 "check_permissions": check_permissions},
         "cat.experimental": {},
         "cat.experimental.form": {"CatForm": CatForm, "CatFormState": CatFormState,
                                   "form": form},

@@ -51,8 +51,10 @@ def make_cat(tmp_path, repo_path, user="alice", settings=None):
     client = QdrantClient(":memory:")
     dim = len(embedder.embed_query("probe"))
     declarative = CatLikeCollection(client, "declarative", "HashingEmbedder", dim)
+    # the watcher (on by default) would re-index behind the tests' back after every write into
+    # the repository: it is off here, and on in its own tests (test_watcher.py)
     stored = {"repository_path": str(repo_path), "data_folder": str(tmp_path / "data"),
-              **(settings or {})}
+              "follow_edits": False, **(settings or {})}
     plugin = SimpleNamespace(load_settings=lambda: stored, save_settings=stored.update)
     sent = []
     cat = SimpleNamespace(

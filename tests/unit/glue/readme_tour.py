@@ -40,12 +40,13 @@ CORRECTION = "it must raise ValueError on empty input"
 HISTORY = ("show the draft history", "roll back to the last good draft", "redo",
            "roll back to the start", "roll back to draft 2")
 WRAPPED_HISTORY = "hey, show the draft history 🙏"
+DIFFS = ("show the diff of draft 2", "what changed since draft 1", "diff draft 1 and 2")
 APPLY = ("apply", "apply it", "apply the draft")
 SOURCES = ("add source /srv/other-repo", "add source pip:rich", "list sources",
            "remove source rich")
 REPLY_WORDS = ("go", "cancel", "stop", "continue")
 TYPED = frozenset((*STATUS, *INDEXING, *QUESTIONS, *REQUESTS, MAIN_REQUEST, CORRECTION,
-                   *HISTORY, WRAPPED_HISTORY, *APPLY, *SOURCES))
+                   *HISTORY, WRAPPED_HISTORY, *DIFFS, *APPLY, *SOURCES))
 
 
 def readme_phrases() -> tuple[set[str], set[str]]:
@@ -131,6 +132,12 @@ def _draft_and_history(chat: Driver, expect: Callable[[str, Callable[[str], bool
     expect("redo", lambda a: a.startswith("Restored draft 2: slugify"))
     expect("roll back to the start", lambda a: a.startswith("Back at start: slugify"))
     expect("roll back to draft 2", lambda a: a.startswith("Back at draft 2: slugify"))
+    expect("show the diff of draft 2", lambda a: a.startswith("Changes from start: slugify")
+           and "to draft 2: slugify" in a and "```diff\n--- a/" in a)
+    expect("what changed since draft 1", lambda a: a.startswith("Changes from draft 1: slugify")
+           and "to draft 2: slugify" in a)
+    expect("diff draft 1 and 2", lambda a: a.startswith("Changes from draft 1: slugify")
+           and "```diff" in a)
     expect("apply", lambda a: a.startswith("Applied draft `"))
     expect("apply it", lambda a: "already applied" in a)
     expect("apply the draft", lambda a: "already applied" in a)

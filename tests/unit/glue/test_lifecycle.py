@@ -181,7 +181,8 @@ def test_each_hook_tool_and_form_registers_once(tmp_path, repo, llm):
         where = sorted(cat.registered)
         names = [w.rpartition(".")[2] for w in where]
         assert len(names) == len(set(names)), where
-        assert {w.split(".")[0] for w in where} == {"hooks", "tools", "forms", "settings"}
+        assert {w.split(".")[0] for w in where} == {"hooks", "tools", "forms", "settings",
+                                                    "endpoints"}
 
 
 def test_two_users_draft_at_once_and_a_toggle_stops_both(tmp_path, repo, llm):

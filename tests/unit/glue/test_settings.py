@@ -19,7 +19,7 @@ KNOBS = {  # every knob the README's settings table names
     "enable_dependency_boost", "dependency_boost_amount", "enable_recency_boost",
     "recency_boost_amount", "recency_days", "max_iterations", "test_timeout_s",
     "memory_limit_mb", "check_lint", "check_signature", "check_tests", "check_judge",
-    "write_back", "data_folder",
+    "write_back", "data_folder", "follow_edits",
 }
 
 

@@ -1,0 +1,1 @@
+"""The plugin's REST routes: what each answers (`routes.py`); `endpoints.py` registers them."""
