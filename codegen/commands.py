@@ -6,8 +6,8 @@ one of the tool's examples, and then asks the LLM to pick it: with the Cat's def
 repository", "code memory status", "show the draft history", "roll back to draft 2", "redo",
 "show the diff of draft 2", "add source /srv/lib") name the plugin's own features, so a short,
 anchored pattern decides: the core phrase of the message (``utterance``: greetings, the Cat's
-name, fillers, thanks, emoji aside) must be the command, so "update the index function in utils.py" stays a code request
-and "what is a rollback?" stays a question.
+name, fillers, thanks, emoji aside) must be the command, so "update the index function in
+utils.py" stays a code request and "what is a rollback?" stays a question.
 
 Many of them are also ordinary words: "update the project", "rebuild the index", "list
 sources", "redo" mean something to anyone. ``Found.explicit`` says whether the message names the
