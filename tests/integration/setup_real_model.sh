@@ -69,6 +69,6 @@ EOF
 echo
 echo "model: $MODEL"
 echo "serve: $VPY -m llama_cpp.server --model $MODEL --n_ctx 4096 --chat_format chatml" \
-     "--n_threads 2 --host 127.0.0.1 --port 8080"
+     "--n_threads 1 --host 127.0.0.1 --port 8080"
 echo "tests: CWM_LLAMA_PYTHON=$VPY CCAT_CORE_DIR=<Cat core> <Cat venv>/bin/python -m pytest" \
      "tests/integration -m real_model -q -p no:logging"

@@ -99,6 +99,9 @@ def walked(cat_core, model, tmp_path_factory):
             with run.session(USER) as chat:
                 walk = Walk(run, chat, recorder)
                 tasks = _walk(walk, run)
+            recorder.count_tokens()
+            if os.environ.get("CWM_REAL_MODEL_REPORT"):  # the walk and every call, as JSON
+                walk.save(os.environ["CWM_REAL_MODEL_REPORT"])
             yield {"walk": walk, "run": run, "repo": repo, "tasks": tasks,
                    "tracebacks": tracebacks.found, "recorder": recorder}
     finally:
