@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..app.host.settings_model import NativeJson
 from ..tests.integration import cat_harness
 from ..tests.integration.cat_doubles import make_fake_llm
 from ..tests.integration.llama_server import Call, llama_server, recording_proxy
@@ -80,7 +81,7 @@ def first_attempt_validity(calls: list[Call]) -> tuple[int, int]:
 def _cat(core: pathlib.Path, work: pathlib.Path, mode: str) -> Iterator[cat_harness.CatRun]:
     repo = make_repository(work / "repo")
     settings = {**SETTINGS, "repository_path": str(repo), "data_folder": str(work / "data"),
-                "native_json": "" if mode == "off" else mode}
+                "native_json": NativeJson[mode].value}  # the setting's stored form
     with cat_harness.booted_cat(core, work / "cat", settings=settings) as run:
         yield run
 
@@ -107,6 +108,7 @@ def real_walk(core: pathlib.Path, work: pathlib.Path, python: str, mode: str) ->
             _walk(walk)
         time.sleep(1)  # the proxy finishes recording the last call
         rec.count_tokens()
+        walk.save(work / "walk.json")
         return walk.turns
 
 
@@ -193,6 +195,7 @@ def main() -> None:
         attempts, valid = first_attempt_validity([c for t in turns for c in t.calls])
         share = f"{valid / attempts:.0%}" if attempts else "n/a"
         validity.append(f"| {mode} | {attempts} | {valid} | {share} |")
+        print("\n".join(table[-len(ACTIONS):] + validity[-1:]), flush=True)  # progress
     if not args.no_scripted:
         turns = scripted_walk(core, root / "scripted")
         with llama_server(python, root) as server:

@@ -320,16 +320,26 @@ def llama_server(python: str, workdir: pathlib.Path, n_ctx: int = N_CTX,
     command = [python, "-m", "llama_cpp.server", "--model", str(model), "--n_ctx", str(n_ctx),
                "--chat_format", CHAT_FORMAT, "--n_threads", str(threads()),
                "--n_threads_batch", str(threads()), "--host", "127.0.0.1", "--port", str(port)]
+    workdir.mkdir(parents=True, exist_ok=True)
     log = workdir / "llama_server.log"
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_die_with_parent)
     server = LlamaServer(proc, port, log, model, command)
     try:
         _wait_ready(server, ready_timeout)
         yield server
     finally:
         _stop(proc)
+
+
+def _die_with_parent() -> None:
+    """In the server's process before it starts: SIGTERM when the test process dies, even
+    killed (Linux ``PR_SET_PDEATHSIG``), so no server outlives an interrupted run."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
 
 
 def _wait_ready(server: LlamaServer, timeout: float) -> None:
