@@ -36,7 +36,7 @@ from typing import Any
 from ..app.host.settings_model import NativeJson
 from ..tests.integration import cat_harness
 from ..tests.integration.cat_doubles import make_fake_llm
-from ..tests.integration.llama_server import Call, llama_server, recording_proxy
+from ..tests.integration.llama_server import KINDS, Call, llama_server, recording_proxy
 from ..tests.integration.real_model_walk import (
     SETTINGS,
     USER,
@@ -61,9 +61,23 @@ class _Script:
         return str(self.llm(prompt))
 
 
+def holds_json(reply: str) -> bool:
+    """The reply is, or holds between its first ``{``/``[`` and its last ``}``/``]``, JSON."""
+    text = reply.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
+    for start, end in (("{", "}"), ("[", "]")):
+        first, last = text.find(start), text.rfind(end)
+        if 0 <= first < last:
+            try:
+                json.loads(text[first:last + 1])
+                return True
+            except ValueError:
+                continue
+    return False
+
+
 def first_attempt_validity(calls: list[Call]) -> tuple[int, int]:
-    """``(structured first attempts, those whose answer was used)``: an attempt counts as
-    invalid when the next call of its step is a re-ask (a retry prompt, or the same prompt)."""
+    """``(structured first attempts, those valid)``: a first attempt is valid when its reply
+    holds JSON and the next call of its step is not a re-ask (a retry prompt of that step)."""
     attempts = valid = 0
     for i, call in enumerate(calls):
         if call.kind not in STRUCTURED:
@@ -72,8 +86,8 @@ def first_attempt_validity(calls: list[Call]) -> tuple[int, int]:
         retry_kinds = RETRIES.get(call.kind, ("json-retry",))
         later = next((c for c in calls[i + 1:] if c.kind == call.kind or c.kind in retry_kinds),
                      None)
-        reasked = later is not None and (later.kind in retry_kinds or later.prompt == call.prompt)
-        valid += not reasked
+        reasked = later is not None and later.kind in retry_kinds
+        valid += holds_json(call.reply) and not reasked
     return attempts, valid
 
 
@@ -174,12 +188,35 @@ def _outcome(turns: list[Turn]) -> str:
     return last.replace(":", ".").split(".")[0].split(" as `")[0][:60]
 
 
+def load_walk(path: pathlib.Path) -> list[Turn]:
+    """A walk saved by ``Walk.save`` (``<workdir>/real-<mode>/walk.json``), as turns."""
+    marks = dict(KINDS)
+    turns = []
+    for record in json.loads(path.read_text(encoding="utf-8")):
+        calls = [Call(marks.get(c["kind"], ""), {}, c["max_tokens"], c["response_format"], 0.0,
+                      c["seconds"], c["status"], c["reply"], c["finish_reason"],
+                      c["prompt_tokens"], c["completion_tokens"], c["client_gone"])
+                 for c in record["calls"]]
+        turns.append(Turn(record["action"], record["said"], record["answer"],
+                          record["seconds"], calls))
+    return turns
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modes", default="off,json_object,json_schema")
     parser.add_argument("--no-scripted", action="store_true")
     parser.add_argument("--workdir", default="")
+    parser.add_argument("--from-walks", default="",
+                        help="comma-separated walk.json files of earlier runs: tables only")
     args = parser.parse_args()
+    if args.from_walks:
+        for path in map(pathlib.Path, args.from_walks.split(",")):
+            turns = load_walk(path)
+            print("\n".join(rows(path.parent.name, turns)))
+            attempts, valid = first_attempt_validity([c for t in turns for c in t.calls])
+            print(f"| {path.parent.name} | {attempts} | {valid} |")
+        return
     core = cat_harness.configured_core()
     python = os.environ.get("CWM_LLAMA_PYTHON", "")
     if core is None or not python:
