@@ -38,6 +38,10 @@ OUTCOME_SECONDS = 600
 #: fails the time limit either way; waiting keeps the socket in step, so the later steps are
 #: still walked and checked).
 GRACE_SECONDS = 300
+#: The whole walk's budget: a turn after it is not walked (and the tests say so). It bounds the
+#: layer's time in CI whatever the model does: with every call bounded the walk takes a few
+#: minutes; with the unbounded calls of issue 30 it took 25 minutes on a loaded machine.
+WALK_SECONDS = 900
 USER = "walker"
 QUESTION = "what does parse_date do?"
 REQUEST = "write a function slugify in text_utils.py that turns a title into a URL slug"
@@ -121,6 +125,16 @@ class Walk:
                  prompts: Callable[[], list[str]] | None = None) -> None:
         self.run, self.chat, self.recorder, self.prompts = run, chat, recorder, prompts
         self.turns: list[Turn] = []
+        self.deadline = time.monotonic() + WALK_SECONDS
+
+    def _wait(self, matches: Callable[[dict], bool], limit: float) -> dict | None:
+        """The first matching frame within ``limit`` (or, late, within the grace), never past
+        the walk's budget."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return None
+        return self.chat.wait_for(matches, min(limit, left)) or self.chat.wait_for(
+            matches, max(0.0, min(GRACE_SECONDS, self.deadline - time.monotonic())))
 
     def dump(self) -> list[dict]:
         """The walk as JSON-ready records (every call with its tokens and reply)."""
@@ -153,8 +167,7 @@ class Walk:
     def say(self, action: str, text: str, limit: float = TURN_SECONDS) -> Turn:
         mark, started = self._mark(), time.monotonic()
         self.chat.ws.send_json({"text": text})
-        frame = self.chat.wait_for(_is_answer, limit) or self.chat.wait_for(
-            _is_answer, GRACE_SECONDS)
+        frame = self._wait(_is_answer, limit)
         answer = None if frame is None else str(frame.get("text") or frame.get("description"))
         return self._record(action, text, answer, started, mark)
 
@@ -164,8 +177,7 @@ class Walk:
         if since is not None:
             mark = (mark[0] - len(since.calls), mark[1] - len(since.prompts))
             started -= since.seconds
-        frame = self.chat.wait_for(_is_outcome, limit) or self.chat.wait_for(
-            _is_outcome, GRACE_SECONDS)
+        frame = self._wait(_is_outcome, limit)
         answer = None if frame is None else str(frame["content"])
         return self._record("draft loop", "(waiting)", answer, started, mark)
 

@@ -148,6 +148,8 @@ def test_every_turn_is_answered_in_time(walked):
         OUTCOME_SECONDS if t.action == "draft loop" else TURN_SECONDS)]
     assert not late, "turns unanswered or too slow:\n" + "\n".join(late) + \
         "\n\nthe walk:\n" + _report(walked)
+    assert turns[-1].action == "cancel", f"the walk stopped before its end (its budget is " \
+        f"{WALK_SECONDS} s):\n" + _report(walked)
 
 
 def _socket_closed_by_the_test(exc: str) -> bool:
