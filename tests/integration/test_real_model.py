@@ -36,6 +36,7 @@ from .real_model_walk import (
     SETTINGS,
     TURN_SECONDS,
     USER,
+    WALK_SECONDS,
     Walk,
     make_repository,
     use_openai_compatible_server,
@@ -44,8 +45,9 @@ from .real_model_walk import (
 pytestmark = [pytest.mark.integration, pytest.mark.real_model,
               pytest.mark.filterwarnings("ignore::FutureWarning")]
 
-#: Remedies a failure report may name (issue 30: "what to change").
+#: The plugin's section of retrieved code in the answer's prompt.
 CODE_SECTION = "# Code from the indexed repository"
+#: Remedies a failure report may name (issue 30: "what to change").
 REMEDIES = ("native json", "larger model", "bigger model", "context", "rephrase")
 
 
