@@ -6,7 +6,7 @@ PYTHON ?= $(if $(PY310),$(PY310),python3)
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: venv venv-minilm test lint typecheck syntax310 unit integration bench clean zip
+.PHONY: venv venv-minilm test lint typecheck syntax310 unit integration bench clean zip real-model
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,20 @@ unit: venv
 	$(VPY) -m pytest
 
 test: lint typecheck syntax310 unit
+
+# The real-model layer alone (docs/real-model.md): builds the model server's venv once
+# (cached outside the repository) and, when CAT_PYTHON does not exist, the Cat's venv from
+# CCAT_CORE_DIR, then runs the tests marked real_model with the Cat's Python.
+REAL_MODEL_DEST ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/code-working-memory-real-model
+CAT_ENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/code-working-memory-cat
+CAT_PYTHON ?= $(CAT_ENV)/venv/bin/python
+
+real-model:
+	@test -n "$(CCAT_CORE_DIR)" || { echo "set CCAT_CORE_DIR to a Cat 1.9.2 core folder (docs/integration-tests.md)" >&2; exit 2; }
+	tests/integration/setup_real_model.sh "$(REAL_MODEL_DEST)"
+	test -x "$(CAT_PYTHON)" || tests/integration/setup_cat.sh "$(CCAT_CORE_DIR)" "$(CAT_ENV)"
+	CWM_LLAMA_PYTHON="$(REAL_MODEL_DEST)/venv/bin/python" CCAT_CORE_DIR="$(CCAT_CORE_DIR)" \
+		"$(CAT_PYTHON)" -m pytest tests/integration -m real_model -q -p no:logging -rs
 
 zip:
 	git archive --format=zip --prefix=code_working_memory/ -o code_working_memory.zip HEAD -- . ':!tests' ':!bench' ':!.ci' ':!docker'

