@@ -73,6 +73,16 @@ def after_recall(cat: StrayCat) -> None:
     split_recall(cat.working_memory, cat.mad_hatter.procedures, PLUGIN_ID)
 
 
+def sent_message(message: AgentInput) -> AgentInput:
+    """After an answer given while a proposal waits (a question, ordinary chat, a command), one
+    line saying that it still waits."""
+    waiting = turn_notes().waiting
+    text = getattr(message, "text", None)
+    if waiting and isinstance(text, str) and waiting not in text:
+        message.text = f"{text}\n\n{waiting}"  # type: ignore[attr-defined]
+    return message
+
+
 def prompt_variables(cat: StrayCat, agent_input: AgentInput) -> AgentInput:
     """``before_agent_starts``: this turn's code context as a prompt variable."""
     with turn_scope(cat):
@@ -100,14 +110,10 @@ def fast_reply(cat: StrayCat, reply: dict[str, object]) -> dict[str, object]:
 
 
 def end_turn(cat: StrayCat, message: AgentInput) -> AgentInput:
-    """``before_cat_sends_message``: after an answer given while a proposal waits (a question,
-    ordinary chat, a command), one line saying that it still waits; then the session's state, as
-    it is now, into the working memory the Cat saves right after this hook (a worker may have
-    finished during the turn)."""
-    waiting = turn_notes().waiting
-    text = getattr(message, "text", None)
-    if waiting and isinstance(text, str) and waiting not in text:
-        message.text = f"{text}\n\n{waiting}"
+    """``before_cat_sends_message``: the waiting proposal's reminder (``sent_message``), then the
+    session's state, as it is now, into the working memory the Cat saves right after this hook
+    (a worker may have finished during the turn)."""
+    sent_message(message)
     if not GENERATION.stale:
         GENERATION.claim()
         GENERATION.sessions.of(str(cat.user_id), cat.working_memory).publish(cat.working_memory)
