@@ -31,8 +31,8 @@ _EXPORTS: dict[str, str] = {
     "Metadata": ".store.support",
     "Candidate": ".retrieval.results",
     "ScoredMemory": ".retrieval.results",
-    "Embedder": ".retrieval.embedding",
-    "HashingEmbedder": ".retrieval.embedding",
+    "Embedder": ".embedding",
+    "HashingEmbedder": ".embedding",
     # the scratchpad
     "Scratchpad": ".scratchpad",
     "ScratchpadError": ".scratchpad",
@@ -97,6 +97,8 @@ if TYPE_CHECKING:
     from .commits.message import is_good as is_good
     from .defaults import CODE_MEMORY_DEFAULTS as CODE_MEMORY_DEFAULTS
     from .defaults import MEMORY_DEFAULTS as MEMORY_DEFAULTS
+    from .embedding import Embedder as Embedder
+    from .embedding import HashingEmbedder as HashingEmbedder
     from .errors import CodeMemoryError as CodeMemoryError
     from .errors import StoreCorrupt as StoreCorrupt
     from .errors import TaskNotFound as TaskNotFound
@@ -107,8 +109,6 @@ if TYPE_CHECKING:
     from .repository.root import check_repository_root as check_repository_root
     from .repository.writeback import WriteBackRefused as WriteBackRefused
     from .repository.writeback import write_back as write_back
-    from .retrieval.embedding import Embedder as Embedder
-    from .retrieval.embedding import HashingEmbedder as HashingEmbedder
     from .retrieval.results import Candidate as Candidate
     from .retrieval.results import ScoredMemory as ScoredMemory
     from .scratchpad import Scratchpad as Scratchpad

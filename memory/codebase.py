@@ -53,9 +53,9 @@ from .codeindex.walk import (
     walk_single,
 )
 from .defaults import CODE_MEMORY_DEFAULTS as DEFAULTS
+from .embedding import Vectors
 from .query_prompt import PrimaryFn, ask_primary, code_query_prompt, score_label
 from .retrieval.code_focus import Boosts, CodeFocus
-from .retrieval.embedding import Vectors
 from .retrieval.recency import RecencyTracker
 from .retrieval.results import Candidate, ScoredMemory
 from .store.lexical import query_tokens

@@ -23,10 +23,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .defaults import MEMORY_DEFAULTS as DEFAULTS
+from .embedding import Embedder, HashingEmbedder, Vectors, as_matrix
 from .errors import StoreCorrupt
 from .query_prompt import PrimaryFn, ask_primary, general_query_prompt, memory_item, numbered
 from .retrieval.dense import DenseStage, EmbedderFailed
-from .retrieval.embedding import Embedder, HashingEmbedder, Vectors, as_matrix
 from .retrieval.listwise import LISTWISE_VERSION, score_listwise_chunks
 from .retrieval.results import Candidate, ScoredMemory
 from .retrieval.scoring import (

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..code_context import CODE_ENTITY
-from ..retrieval.embedding import Vectors
+from ..embedding import Vectors
 from ..store.support import JSONDict, Metadata
 from .manifest import CodeManifest, EntityRow, FileRow
 from .refs import INDEX_FORMAT, DefRow, RefRow
