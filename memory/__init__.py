@@ -41,8 +41,8 @@ _EXPORTS: dict[str, str] = {
     "read_file_safely": ".extract.walker",
     "walk_repository": ".extract.walker",
     "EXTRACT_WORKER_MARKER": ".extract.pool",
-    "IndexProgress": ".codeindex.indexer",
-    "WalkedFile": ".codeindex.indexer",
+    "IndexProgress": ".codeindex.records",
+    "WalkedFile": ".codeindex.records",
     "default_walker": ".codeindex.walk",
     "Impact": ".codeindex.impact",
     "SinkMode": ".codeindex.sink_sync",
@@ -84,8 +84,8 @@ if TYPE_CHECKING:
     from .code_context import CodeContext as CodeContext
     from .codebase import CodeMemorySystem as CodeMemorySystem
     from .codeindex.impact import Impact as Impact
-    from .codeindex.indexer import IndexProgress as IndexProgress
-    from .codeindex.indexer import WalkedFile as WalkedFile
+    from .codeindex.records import IndexProgress as IndexProgress
+    from .codeindex.records import WalkedFile as WalkedFile
     from .codeindex.sink_sync import SinkMode as SinkMode
     from .codeindex.vector_sink import CatVectorSink as CatVectorSink
     from .codeindex.vector_sink import NamedEmbedder as NamedEmbedder
