@@ -23,7 +23,7 @@ _EXPORTS: dict[str, str] = {
     "MEMORY_DEFAULTS": ".defaults",
     "CODE_MEMORY_DEFAULTS": ".defaults",
     "MemorySystem": ".system",
-    "SyncMemorySystem": ".sync",
+    "SyncMemorySystem": ".synchronous",
     "CodeMemorySystem": ".codebase",
     "CodeContext": ".code_context",
     "SOURCE_ENTITY": ".code_context",
@@ -130,5 +130,5 @@ if TYPE_CHECKING:
     from .sources.spec import unique_sources as unique_sources
     from .store.support import Filters as Filters
     from .store.support import Metadata as Metadata
-    from .sync import SyncMemorySystem as SyncMemorySystem
+    from .synchronous import SyncMemorySystem as SyncMemorySystem
     from .system import MemorySystem as MemorySystem
