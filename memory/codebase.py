@@ -1,4 +1,4 @@
-"""``CodeMemorySystem``, the memory API's code system (README, "Memory API").
+"""``CodeMemorySystem``, the memory API's code system (docs/memory-guide.md, "Memory API").
 
 It IS a ``MemorySystem``: code entities, documentation and debugging sessions are memories of
 the same store, with the same methods and retrieval. It adds incremental indexing

@@ -9,7 +9,7 @@ other model falls back to the plain call. LangChain is imported only inside the 
 imports every ``.py`` file of the plugin, and this module must stay cheap and side-effect free).
 
 Used by ``llm_port.PluginLLM`` when the admin turns on "Native JSON mode" (off by default until
-native JSON is measured on real models: README, "Models and reasoning models").
+native JSON is measured on real models: docs/loop.md, "Models and reasoning models").
 """
 
 from __future__ import annotations
