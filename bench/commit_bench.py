@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..memory.commits import CommitIndex
+from ..memory.commits.index import CommitIndex
 from .timing import median_ms
 
 

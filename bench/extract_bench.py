@@ -23,7 +23,7 @@ import time
 import warnings
 from pathlib import Path
 
-from ..memory.extract import extract_file
+from ..memory.extract.api import extract_file
 from ..memory.extract.pool import ExtractionPool, PoolConfig
 
 MiB = 1 << 20

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..memory.codebase import CodeMemorySystem
 from ..memory.codeindex.walk import default_walker
-from ..memory.retrieval.embedding import HashingEmbedder
+from ..memory.embedding import HashingEmbedder
 
 
 async def _never_called(prompt: str) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..memory.codebase import CodeMemorySystem
 from ..memory.codeindex.walk import PoolExtractor
-from ..memory.retrieval.embedding import HashingEmbedder
+from ..memory.embedding import HashingEmbedder
 
 MiB = 1 << 20
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from ..codegen import validate
 from ..codegen.loop import Committed, LoopConfig, LoopDeps, ProgressEvent, run_draft_loop
 from ..codegen.metacode import MetaCode
-from ..memory.commits import CommitIndex
+from ..memory.commits.index import CommitIndex
 from ..memory.scratchpad import Scratchpad
 from .loop_tasks import MULTI_TASKS, TASKS
 

@@ -23,7 +23,8 @@ import time
 
 from ..codegen.api_check import check_library_calls
 from ..memory.codebase import CodeMemorySystem
-from ..memory.sources import AssociativeMemory, PipSource, SourceOptions
+from ..memory.sources.indexing import AssociativeMemory, SourceOptions
+from ..memory.sources.spec import PipSource
 
 
 async def _never_called(prompt: str) -> str:

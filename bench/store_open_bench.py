@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..memory.retrieval.embedding import HashingEmbedder
+from ..memory.embedding import HashingEmbedder
 from ..memory.store.integrity import QUICK_CHECK_MAX_BYTES, header_problem
 from ..memory.store.memory_store import MemoryStore
 from ..memory.system import MemorySystem

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..memory.retrieval.embedding import VectorIndex
+from ..memory.embedding import VectorIndex
 from ..memory.system import MemorySystem
 
 MiB = 1 << 20

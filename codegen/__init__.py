@@ -61,7 +61,6 @@ _EXPORTS: dict[str, str] = {
     "ExtendedConfig": ".extended",
     "LoopStatus": ".outcomes",
     "API_REFERENCE": ".ports",
-    "Completer": ".ports",
     "ContextSnippet": ".ports",
     "EpisodeRecord": ".ports",
     "Notes": ".ports",
@@ -135,7 +134,6 @@ if TYPE_CHECKING:
     from .phases import CodegenPhase as CodegenPhase
     from .phases import PhaseMachine as PhaseMachine
     from .ports import API_REFERENCE as API_REFERENCE
-    from .ports import Completer as Completer
     from .ports import ContextSnippet as ContextSnippet
     from .ports import EpisodeRecord as EpisodeRecord
     from .ports import Notes as Notes

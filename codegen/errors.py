@@ -22,7 +22,3 @@ class MetaCodeInvalid(CodegenError, ValueError):
 
 class EditRejected(CodegenError, ValueError):
     """An LLM edit that cannot be applied (no match, ambiguous match, elided code)."""
-
-
-class SandboxUnavailable(CodegenError):
-    """The sandbox cannot run here (no interpreter, no temp dir); reported, never bypassed."""

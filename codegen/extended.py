@@ -1,4 +1,4 @@
-"""The extended loop: what happens after a commit (README, "Extended steps").
+"""The extended loop: what happens after a commit (docs/loop.md, "Extended steps").
 
 Step 4 (concurrent): run the tests again and measure performance of the examples in the sandbox
 against the previous good draft. Step 5: ask an LLM peer review and the documentation in ONE

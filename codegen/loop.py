@@ -1,6 +1,7 @@
 """The draft loop: generate -> apply -> validate + judge -> commit or roll back.
 
-One iteration runs three concurrent steps on a ThreadPoolExecutor (README, "One iteration"): (1)
+One iteration runs three concurrent steps on a ThreadPoolExecutor (docs/loop.md, "One
+iteration"): (1)
 context from the repository, the task's commit history and associative sources; (2) generation
 of the modifications and extraction of the source the validation needs; (3) validation (cheapest
 first, repository tests in the sandbox) and comparison with the objective (the meta-code

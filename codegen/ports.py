@@ -8,10 +8,13 @@ same real objects, so a drift between the two sides shows up as a failing test.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+# The LLM as the core sees it, declared once in ``llm/completer.py`` and named here with the
+# other ports: ``cat.llm`` has this shape, so do the test fakes.
+from ..llm.completer import Completer as Completer
 from .report import ValidationReport
 from .sandbox.protect import SandboxPolicy
 from .sandbox.run import SandboxResult
@@ -19,8 +22,6 @@ from .sandbox.run import SandboxResult
 #: Plain JSON data (meta-code, the working-memory snapshot): the values are whatever JSON holds.
 JsonObject = dict[str, Any]
 
-#: The LLM as the core sees it: ``cat.llm`` has this shape, so do the test fakes.
-Completer = Callable[[str], str]
 
 
 #: ``ContextSnippet.kind`` of a library entity: shown as an API reference, never as code to edit.

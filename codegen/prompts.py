@@ -33,8 +33,9 @@ Reply with the COMPLETE new definition of `$symbol` in a fenced block opened as
 ```python entity=$target_path::$symbol
 """
 
-TEMPLATES: dict[str, str] = {
-    "metacode": """You turn a programming request into META-CODE: a precise, testable goal.
+#: The meta-code prompts' shared parts: the request and its context, the one JSON answer
+#: schema (the scoped prompt adds ``scope``), the rule for examples.
+_METACODE_HEAD = """You turn a programming request into META-CODE: a precise, testable goal.
 $data_rule
 
 Request from the user:
@@ -43,46 +44,39 @@ $request
 Repository context:
 $context
 
-Answer with ONE JSON object and nothing else, with exactly these keys:
+"""
+_METACODE_KEYS = """Answer with ONE JSON object and nothing else, with exactly these keys:
 {"target_path": "relative/path.py", "symbol": "qualified name (Class.method for a method)",
  "kind": "function|method|class|module", "signature": "def name(params) -> type",
  "behaviour": "what it does", "inputs": [{"name": "...", "type": "...", "description": "..."}],
  "outputs": [{"name": "return", "type": "...", "description": "..."}],
  "examples": [{"call": "name(arg)", "expected": <JSON value>},
               {"call": "name(bad)", "raises": "ValueError"}],
- "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."]}
-Examples are Python call expressions whose results are JSON values; give at least two.
-An acceptance check that an example's result alone shows ends with that call, as in
-"punctuation is ignored (shown by count_words('hi, there!'))": the passing example settles it.
-""",
-    "metacode_scope": """You turn a programming request into META-CODE: a precise, testable goal.
-$data_rule
+ "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."]"""
+_EXAMPLES_RULE = ("Examples are Python call expressions whose results are JSON values; give at "
+                  "least two.\n"
+                  "An acceptance check that an example's result alone shows ends with that call, "
+                  "as in\n\"punctuation is ignored (shown by count_words('hi, there!'))\": the "
+                  "passing example settles it.\n")
 
-Request from the user:
-$request
-
-Repository context:
-$context
-
-What the repository's index says uses the target (callers, references, tests, with lines):
+_IMPACT = """What the repository's index says uses the target (callers, references, tests, \
+with lines):
 $impact
 
-Answer with ONE JSON object and nothing else, with exactly these keys:
-{"target_path": "relative/path.py", "symbol": "qualified name (Class.method for a method)",
- "kind": "function|method|class|module", "signature": "def name(params) -> type",
- "behaviour": "what it does", "inputs": [{"name": "...", "type": "...", "description": "..."}],
- "outputs": [{"name": "return", "type": "...", "description": "..."}],
- "examples": [{"call": "name(arg)", "expected": <JSON value>},
-              {"call": "name(bad)", "raises": "ValueError"}],
- "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."],
+"""
+_SCOPE_KEY = """,
  "scope": [{"path": "relative/path.py", "symbol": "Qualified.name", "why": "what changes"}]}
-Examples are Python call expressions whose results are JSON values; give at least two.
-An acceptance check that an example's result alone shows ends with that call, as in
-"punctuation is ignored (shown by count_words('hi, there!'))": the passing example settles it.
-"scope" lists every OTHER place this change must edit so the code keeps working (a caller
+"""
+_SCOPE_RULE = """"scope" lists every OTHER place this change must edit so the code keeps working \
+(a caller
 whose call must change, a test that must follow the new behaviour), each with why; take them
 from the uses above. Leave it [] when every use keeps working unchanged.
-""",
+"""
+
+TEMPLATES: dict[str, str] = {
+    "metacode": _METACODE_HEAD + _METACODE_KEYS + "}\n" + _EXAMPLES_RULE,
+    "metacode_scope": _METACODE_HEAD + _IMPACT + _METACODE_KEYS + _SCOPE_KEY + _EXAMPLES_RULE
+    + _SCOPE_RULE,
     "metacode_retry": """Your previous META-CODE answer was invalid.
 $data_rule
 

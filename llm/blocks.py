@@ -32,7 +32,7 @@ class Fenced:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class AnswerBlock:
     """Text that may hold the JSON answer, with where it was found."""
 
     text: str
@@ -80,9 +80,9 @@ def _closing(lines: list[str], start: int, fence: str) -> int | None:
     return None
 
 
-def json_candidates(text: str) -> list[Candidate]:
+def json_candidates(text: str) -> list[AnswerBlock]:
     """JSON-looking candidates in reply order: objects in fenced bodies and outside fences."""
-    found: list[Candidate] = []
+    found: list[AnswerBlock] = []
     blocks = fenced_blocks(text)
     for block in blocks:
         body = block.body.strip()
@@ -92,7 +92,7 @@ def json_candidates(text: str) -> list[Candidate]:
         for item in _bare_objects(body):
             truncated = item.truncated or not block.closed and item.scan is not None and \
                 item.scan.end is None
-            found.append(Candidate(item.text, offset + item.start, truncated, item.scan))
+            found.append(AnswerBlock(item.text, offset + item.start, truncated, item.scan))
     found += _bare_objects(_blank_fences(text, blocks))
     return sorted(found, key=lambda c: c.start)
 
@@ -107,15 +107,15 @@ def _blank_fences(text: str, blocks: list[Fenced]) -> str:
     return "".join(chars)
 
 
-def _bare_objects(text: str) -> list[Candidate]:
-    out: list[Candidate] = []
+def _bare_objects(text: str) -> list[AnswerBlock]:
+    out: list[AnswerBlock] = []
     i = 0
     while i < len(text):
         ch = text[i]
         if ch == "{" or (ch == "[" and text[i + 1:].lstrip()[:1] == "{"):
             found = scan(text, i)
             stop = found.end if found.end is not None else len(text)
-            out.append(Candidate(text[i:stop], i, found.end is None, found))
+            out.append(AnswerBlock(text[i:stop], i, found.end is None, found))
             i = stop
             continue
         i += 1

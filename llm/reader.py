@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .blocks import Candidate, json_candidates
+from .blocks import AnswerBlock, json_candidates
 from .coerce import scale_hint, squash
 from .errors import ReplyRefused
 from .reasoning import strip_reasoning
@@ -107,7 +107,7 @@ class _NotAnAnswer(Exception):
     """A candidate that is JSON-looking but no attempt at this answer (skipped)."""
 
 
-def _read_candidate(candidate: Candidate, spec: ReplySpec[T], hint: float | None) -> T:
+def _read_candidate(candidate: AnswerBlock, spec: ReplySpec[T], hint: float | None) -> T:
     try:
         decoded = decode(candidate.text, candidate.scan)
     except ReplyRefused as err:
@@ -168,7 +168,7 @@ def _path_text(path: Path) -> str:
     return f"its {text}" if text else "part of it"
 
 
-def _with_cut_note(message: str, candidate: Candidate) -> str:
+def _with_cut_note(message: str, candidate: AnswerBlock) -> str:
     if candidate.truncated and "cut off" not in message:
         return f"{message} (the answer looks cut off: it ends before its closing bracket)"
     return message

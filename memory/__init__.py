@@ -23,7 +23,7 @@ _EXPORTS: dict[str, str] = {
     "MEMORY_DEFAULTS": ".defaults",
     "CODE_MEMORY_DEFAULTS": ".defaults",
     "MemorySystem": ".system",
-    "SyncMemorySystem": ".sync",
+    "SyncMemorySystem": ".synchronous",
     "CodeMemorySystem": ".codebase",
     "CodeContext": ".code_context",
     "SOURCE_ENTITY": ".code_context",
@@ -31,8 +31,8 @@ _EXPORTS: dict[str, str] = {
     "Metadata": ".store.support",
     "Candidate": ".retrieval.results",
     "ScoredMemory": ".retrieval.results",
-    "Embedder": ".retrieval.embedding",
-    "HashingEmbedder": ".retrieval.embedding",
+    "Embedder": ".embedding",
+    "HashingEmbedder": ".embedding",
     # the scratchpad
     "Scratchpad": ".scratchpad",
     "ScratchpadError": ".scratchpad",
@@ -41,8 +41,8 @@ _EXPORTS: dict[str, str] = {
     "read_file_safely": ".extract.walker",
     "walk_repository": ".extract.walker",
     "EXTRACT_WORKER_MARKER": ".extract.pool",
-    "IndexProgress": ".codeindex.indexer",
-    "WalkedFile": ".codeindex.indexer",
+    "IndexProgress": ".codeindex.records",
+    "WalkedFile": ".codeindex.records",
     "default_walker": ".codeindex.walk",
     "watch_changes": ".codeindex.watch",
     "watch_source": ".codeindex.watch",
@@ -86,8 +86,8 @@ if TYPE_CHECKING:
     from .code_context import CodeContext as CodeContext
     from .codebase import CodeMemorySystem as CodeMemorySystem
     from .codeindex.impact import Impact as Impact
-    from .codeindex.indexer import IndexProgress as IndexProgress
-    from .codeindex.indexer import WalkedFile as WalkedFile
+    from .codeindex.records import IndexProgress as IndexProgress
+    from .codeindex.records import WalkedFile as WalkedFile
     from .codeindex.sink_sync import SinkMode as SinkMode
     from .codeindex.vector_sink import CatVectorSink as CatVectorSink
     from .codeindex.vector_sink import NamedEmbedder as NamedEmbedder
@@ -101,6 +101,8 @@ if TYPE_CHECKING:
     from .commits.message import is_good as is_good
     from .defaults import CODE_MEMORY_DEFAULTS as CODE_MEMORY_DEFAULTS
     from .defaults import MEMORY_DEFAULTS as MEMORY_DEFAULTS
+    from .embedding import Embedder as Embedder
+    from .embedding import HashingEmbedder as HashingEmbedder
     from .errors import CodeMemoryError as CodeMemoryError
     from .errors import StoreCorrupt as StoreCorrupt
     from .errors import TaskNotFound as TaskNotFound
@@ -111,8 +113,6 @@ if TYPE_CHECKING:
     from .repository.root import check_repository_root as check_repository_root
     from .repository.writeback import WriteBackRefused as WriteBackRefused
     from .repository.writeback import write_back as write_back
-    from .retrieval.embedding import Embedder as Embedder
-    from .retrieval.embedding import HashingEmbedder as HashingEmbedder
     from .retrieval.results import Candidate as Candidate
     from .retrieval.results import ScoredMemory as ScoredMemory
     from .scratchpad import Scratchpad as Scratchpad
@@ -134,5 +134,5 @@ if TYPE_CHECKING:
     from .sources.spec import unique_sources as unique_sources
     from .store.support import Filters as Filters
     from .store.support import Metadata as Metadata
-    from .sync import SyncMemorySystem as SyncMemorySystem
+    from .synchronous import SyncMemorySystem as SyncMemorySystem
     from .system import MemorySystem as MemorySystem

@@ -185,9 +185,10 @@ class PluginSettings(BaseModel):
         RETRIEVAL.recency_days, ge=1, le=3650, title="Recency window (days)",
         description="Code changed within this many days counts as recent.")
     # -- draft loop --------------------------------------------------------------------------
-    #: The plugin's own default, one more than a library caller's (``DRAFT.max_iterations``).
+    #: The plugin's own default: the core's (``DRAFT.max_iterations``) plus one, because a chat
+    #: user waits for a result rather than retrying the call as a library caller would.
     max_iterations: int = Field(
-        5, ge=1, le=50, title="Max iterations",
+        DRAFT.max_iterations + 1, ge=1, le=50, title="Max iterations",
         description="Draft attempts per request before giving up with the last report.")
     test_timeout_s: int = Field(
         int(DRAFT.timeout_s), ge=1, le=3600, title="Test timeout (s)",

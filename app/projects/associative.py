@@ -48,8 +48,8 @@ from ..host.settings_model import PluginSettings
 from .indexing import PROGRESS_INTERVAL_S, Throttle
 
 
-class Project(Protocol):
-    """What this module needs of ``registry.Project``."""
+class ProjectView(Protocol):
+    """What this module needs of a project (``registry.Project`` has it)."""
 
     @property
     def root(self) -> str: ...
@@ -72,7 +72,7 @@ _memories: weakref.WeakKeyDictionary[CodeMemorySystem, AssociativeMemory] = (
     weakref.WeakKeyDictionary())
 
 
-def memory_for(project: Project) -> AssociativeMemory:
+def memory_for(project: ProjectView) -> AssociativeMemory:
     """The project's associative memory (one per code memory; gone when the project is)."""
     with _registry_lock:
         memory = _memories.get(project.code)
@@ -106,7 +106,7 @@ def configured_sources(settings: PluginSettings,
 
 
 # -- indexing ----------------------------------------------------------------------------------
-def index_sources(project: Project, settings: PluginSettings, data_dir: str,
+def index_sources(project: ProjectView, settings: PluginSettings, data_dir: str,
                   notify: Callable[[str], None], protected: Sequence[str] = ()) -> str:
     """Index every configured source (incrementally), remove the ones no longer configured,
     and return a Markdown summary; progress goes to ``notify`` (throttled)."""
@@ -184,7 +184,7 @@ def add_source(settings: PluginSettings, data_dir: str, text: str,
     return SourceCommand("\n".join(lines), format_sources(current), reindex=True)
 
 
-def remove_source(settings: PluginSettings, project: Project, text: str) -> SourceCommand:
+def remove_source(settings: PluginSettings, project: ProjectView, text: str) -> SourceCommand:
     """"remove source X": drop it from the setting and its entities from everywhere now."""
     current = parse_sources(settings.associative_sources).sources
     source = find_source(current, text)
@@ -201,7 +201,7 @@ def remove_source(settings: PluginSettings, project: Project, text: str) -> Sour
                          "plugin's store and the Cat's memory.", format_sources(rest))
 
 
-def list_sources(settings: PluginSettings, project: Project) -> str:
+def list_sources(settings: PluginSettings, project: ProjectView) -> str:
     """Every configured source with its version, entity count, last index time and status."""
     sources, problems = configured_sources(settings, project.root)
     rows = {row.repo_id: row for row in memory_for(project).rows()}
@@ -228,7 +228,7 @@ def _table_row(row: SourceRow) -> str:
             f"{row.indexed_at or 'never'} | {status.replace('|', '/')} |")
 
 
-def status_lines(project: Project) -> list[str]:
+def status_lines(project: ProjectView) -> list[str]:
     """One line per indexed source for the status tool."""
     return [f"- source {_describe(row)}, indexed {row.indexed_at or 'never'}"
             for row in memory_for(project).rows()]
@@ -250,7 +250,7 @@ def snippet(memory: ScoredMemory) -> ContextSnippet:
                           text=memory.text, score=memory.relevance_score)
 
 
-def api_facts(project: Project) -> ApiTable:
+def api_facts(project: ProjectView) -> ApiTable:
     """The loop's ``ApiFacts``: what the indexed libraries offer (for the ``api`` check)."""
     return memory_for(project).api_table()
 

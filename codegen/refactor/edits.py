@@ -11,7 +11,7 @@ rewritten; docstrings are prose and are only reported.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -259,3 +259,13 @@ def string_places(edits: FileEdits, name: str, *, owns_all: bool, new: str = "")
         else:
             edits.refuse(node, f"a string mentions `{name}`; a structural rename cannot tell "
                                "what it means")
+
+
+def nodes_of(node: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...]) -> Iterator[cst.CSTNode]:
+    """Every node of the given kinds under ``node`` (pre-order)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kinds):
+            yield current
+        stack.extend(reversed(current.children))

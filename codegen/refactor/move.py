@@ -28,10 +28,11 @@ from .edits import (
     bound_node,
     dotted,
     from_module,
+    nodes_of,
     parse,
     string_places,
 )
-from .rename import mentions, nodes_of
+from .rename import mentions
 
 
 def move_symbol(files: Mapping[str, str], path: str, symbol: str, new_path: str) -> Outcome:

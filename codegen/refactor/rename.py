@@ -16,7 +16,7 @@ Methods (``Class.method``) are renamed by ``rename_member``.
 from __future__ import annotations
 
 import keyword
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 
 import libcst as cst
 from libcst.metadata import Access, BaseAssignment, GlobalScope, Scope
@@ -30,10 +30,12 @@ from .edits import (
     bound_node,
     dotted,
     from_module,
+    nodes_of,
     parse,
     string_places,
     word,
 )
+from .rename_member import plan_member
 
 
 def rename_symbol(files: Mapping[str, str], path: str, symbol: str, new_name: str) -> Outcome:
@@ -50,8 +52,6 @@ def rename_symbol(files: Mapping[str, str], path: str, symbol: str, new_name: st
     if path not in plans:
         return Refused(f"`{symbol}` is not defined in {path}")
     if "." in symbol:
-        from .rename_member import plan_member
-
         plan_member(plans, path, symbol, new_name)
     else:
         plan_top(plans, path, old, new_name)
@@ -104,16 +104,6 @@ def finish(plans: Mapping[str, FileEdits], files: Mapping[str, str], symbol: str
     return Renamed({p: t for p, t in changed.items() if t != files[p]},
                    tuple(s for e in plans.values() for s in e.sites),
                    tuple([*notes, *(n for e in plans.values() for n in e.notes)]))
-
-
-def nodes_of(node: cst.CSTNode, kinds: tuple[type[cst.CSTNode], ...]) -> Iterator[cst.CSTNode]:
-    """Every node of the given kinds under ``node`` (pre-order)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, kinds):
-            yield current
-        stack.extend(reversed(current.children))
 
 
 def exporters(plans: Mapping[str, FileEdits], module: str, name: str) -> set[str]:

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from ..related_tests import module_of
-from .edits import FileEdits, bound_node, dotted, from_module, string_places
-from .rename import nodes_of
+from .edits import FileEdits, bound_node, dotted, from_module, nodes_of, string_places
 
 
 def plan_member(plans: Mapping[str, FileEdits], path: str, symbol: str, new: str) -> None:

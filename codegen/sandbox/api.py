@@ -22,7 +22,6 @@ import uuid
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ..defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
 from .env import (
     HostPlan,
     base_prefix,
@@ -32,7 +31,7 @@ from .env import (
     read_back,
     sweep_stale,
 )
-from .protect import Protection, Protections, SandboxPolicy
+from .protect import DEFAULT_POLICY, Protection, Protections, SandboxPolicy
 from .run import Launch, SandboxResult, error_result, execute, refusal
 from .watch import UidLease, kill_uid
 
@@ -52,7 +51,7 @@ def run_in_sandbox(files: dict[str, str], argv: list[str], *, timeout_s: float, 
                    env: dict[str, str] | None = None, output_cap: int = OUTPUT_CAP,
                    namespaces: bool = True, collect: tuple[str, ...] = (),
                    kill_grace_s: float = 0.3,
-                   require: SandboxPolicy | Collection[str] = DEFAULTS.sandbox_policy
+                   require: SandboxPolicy | Collection[str] = DEFAULT_POLICY
                    ) -> SandboxResult:
     """Run ``argv`` in a fresh temp dir holding ``files``; never raises for the command's faults.
 

@@ -31,17 +31,13 @@ import importlib.util
 import json
 import os
 import resource
-import select
 import signal
 import sys
-import time
 import types
-from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:  # the launcher's contract, for the type checker only (never imported here)
     from .boot_types import (
-        DiskWatcher,
         LandlockHelper,
         LauncherConfig,
         ProtectHelper,
@@ -65,7 +61,6 @@ EXEC_FAILED = 127
 SETUP_FAILED = 125
 REFUSED = 126
 #: How often the supervisor checks the run's disk use.
-TICK_S = 0.05
 
 
 class _Helpers:
@@ -301,34 +296,6 @@ def prepare_and_exec(libc: ctypes.CDLL, cfg: LauncherConfig, flags: int, status_
         os._exit(EXEC_FAILED)
 
 
-def kill_tree(descendants: Callable[[int], list[int]], rounds: int = 200) -> int:
-    """SIGKILL every descendant (orphans come to us: we are a subreaper) until none is left."""
-    killed: set[int] = set()
-    for _ in range(rounds):
-        found = descendants(os.getpid())
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
-            except ProcessLookupError:
-                pass
-        reap()
-        if not found:
-            break
-        time.sleep(0.002)
-    return len(killed)
-
-
-def reap() -> None:
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
 def supervise(libc: ctypes.CDLL, pid: int, status_fd: int, cfg: LauncherConfig) -> NoReturn:
     """Wait for the command while watching its disk use, kill whatever it left, relay how it
     ended; exit alike. Runs as the run's own uid when there is one (it then reads the run's
@@ -346,13 +313,13 @@ def supervise(libc: ctypes.CDLL, pid: int, status_fd: int, cfg: LauncherConfig) 
     status: int | None = None
     over = ""
     try:
-        status, over = wait_watching(pid, disk, watch.descendants)
+        status, over = watch.wait_watching(pid, disk)
     except Stop:
         emit(status_fd, {"stopped": True})
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if over:
         emit(status_fd, {"quota": over})
-    emit(status_fd, {"reaped": max(0, kill_tree(watch.descendants) - (status is None)),
+    emit(status_fd, {"reaped": max(0, watch.kill_tree() - (status is None)),
                      "disk_peak": disk.peak if disk else 0})
     if status is None:
         os._exit(128 + signal.SIGKILL)
@@ -363,30 +330,6 @@ def supervise(libc: ctypes.CDLL, pid: int, status_fd: int, cfg: LauncherConfig) 
     code = os.WEXITSTATUS(status)
     emit(status_fd, {"exit_code": code})
     os._exit(code)
-
-
-def wait_watching(pid: int, disk: DiskWatcher | None, descendants: Callable[[int], list[int]]
-                  ) -> tuple[int | None, str]:
-    """(wait status, "") when the command ends; (None, why) when it goes over its quota."""
-    poller: select.poll | None
-    try:
-        handle = os.pidfd_open(pid)
-        poller = select.poll()
-        poller.register(handle, select.POLLIN)
-    except (AttributeError, OSError):
-        poller = None
-    me = os.getpid()
-    while True:
-        if poller is not None:
-            poller.poll(int(TICK_S * 1000))
-        else:
-            time.sleep(0.01)
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status, ""
-        over = disk.check(descendants(me)) if disk is not None else ""
-        if over:
-            return None, over
 
 
 def _stop(signum: int, frame: types.FrameType | None) -> NoReturn:

@@ -41,6 +41,11 @@ class SandboxPolicy(str, Enum):
         return ()
 
 
+#: the policy of a run whose caller names none (``DRAFT_RUN_DEFAULTS`` states it for the loop
+#: and the settings; kept here so that the sandbox needs nothing from the rest of ``codegen``)
+DEFAULT_POLICY = SandboxPolicy.require_isolation
+
+
 @dataclass(frozen=True)
 class Protection:
     """One protection: whether it holds, and how (active) or why not and how to enable it."""

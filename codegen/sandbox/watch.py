@@ -11,6 +11,9 @@ so two Cat processes (or test runs) never share a uid.
 Why a disk watcher: without a mount namespace there is no size-limited tmpfs; ``RLIMIT_FSIZE``
 bounds one file, not their number. The watcher sums the workspace and every deleted-but-open
 file (and memfd) of the run's processes while it runs, and the run is killed above the quota.
+
+The launcher (``boot.py``) loads this file by path for its supervisor: the wait that watches
+the quota (``wait_watching``) and the kill of every process the run left (``kill_tree``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import os
 import random
+import select
 import signal
 import stat
 import tempfile
@@ -238,3 +242,61 @@ class DiskWatch:
                     seen.add((info.st_dev, info.st_ino))
                     used += info.st_blocks * 512
         return used
+
+
+#: seconds between two looks of the supervisor at the command and its disk use
+TICK_S = 0.05
+
+
+def kill_tree(rounds: int = 200) -> int:
+    """The launcher's supervisor: SIGKILL every descendant (orphans come to it: it is a
+    subreaper) until none is left; how many were killed."""
+    killed: set[int] = set()
+    for _ in range(rounds):
+        found = descendants(os.getpid())
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except ProcessLookupError:
+                pass
+        reap()
+        if not found:
+            break
+        time.sleep(0.002)
+    return len(killed)
+
+
+def reap() -> None:
+    """Collect every child that has ended (none waits)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def wait_watching(pid: int, disk: DiskWatch | None) -> tuple[int | None, str]:
+    """The launcher's supervisor waiting for the command: (wait status, "") when it ends;
+    (None, why) when the run goes over its disk quota."""
+    poller: select.poll | None
+    try:
+        handle = os.pidfd_open(pid)
+        poller = select.poll()
+        poller.register(handle, select.POLLIN)
+    except (AttributeError, OSError):
+        poller = None
+    me = os.getpid()
+    while True:
+        if poller is not None:
+            poller.poll(int(TICK_S * 1000))
+        else:
+            time.sleep(0.01)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status, ""
+        over = disk.check(descendants(me)) if disk is not None else ""
+        if over:
+            return None, over

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..retrieval.dependencies import resolve_import
+from .modules import resolve_import
 from .refs import CALL, IMPORT, REF, DefRow, Use
 from .refs import definitions as refs_definitions
 from .refs import file_imports as refs_file_imports

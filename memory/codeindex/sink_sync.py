@@ -24,7 +24,7 @@ from enum import Enum
 
 import numpy as np
 
-from ..retrieval.embedding import Vectors
+from ..embedding import Vectors
 from ..store.support import Metadata
 from .file_points import file_metadata, file_outline, file_point_id
 from .indexer import Pushed, SinkPushFn

@@ -23,7 +23,7 @@ from ..errors import CodeMemoryError
 from ..store.support import JSONDict, Metadata
 
 if TYPE_CHECKING:  # numpy is not needed to import this module
-    from ..retrieval.embedding import Embedder, Vectors
+    from ..embedding import Embedder, Vectors
 
 MARKER_KEY = "code_working_memory"
 """Metadata key set to ``True`` on every point this plugin writes."""

@@ -12,8 +12,8 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from .indexer import ExtractorFn as ExtractorFn  # re-exported: the seam is named here too
-from .indexer import WalkedFile
+from .records import ExtractorFn as ExtractorFn  # re-exported: the seam is named here too
+from .records import WalkedFile
 
 if TYPE_CHECKING:  # the extraction package loads when first used
     from ..extract.entities import FileExtraction

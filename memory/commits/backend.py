@@ -7,7 +7,6 @@ contract test meaningful: same input, same bytes, same commit ids.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -91,11 +90,3 @@ def open_backend(path: Path, backend: str = "auto") -> Backend:
 
     return DulwichBackend(path, create=create)
 
-
-def fsync_path(path: str | os.PathLike[str]) -> None:
-    """fsync a file (or folder) by path: objects must be on disk before a ref points at them."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BackendUnavailable
-from .backend import fsync_path
 from .dulwich_backend import read_object
 from .errors import CommitIndexError, RepositoryCorrupt, RepositoryLocked
 from .objects import RawObject
@@ -184,3 +183,12 @@ class GitPythonBackend:
     def close(self) -> None:
         self._repo.close()
         self._objects.close()
+
+
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """fsync a file (or folder) by path: objects must be on disk before a ref points at them."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

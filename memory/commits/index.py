@@ -14,37 +14,23 @@ un-redoable, under ``refs/codemem/attic/<task>/``: history is never lost.
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
-from .backend import open_backend
 from .diffs import json_text, summarize, unified_diff
 from .episodes import (
     Episode,
-    EpisodeSearch,
-    EpisodeSink,
     episode_metadata,
     episode_text,
     injected_episodes,
     rank,
 )
 from .errors import (
-    HistoryBusy,
     InvalidDraft,
-    NothingToRedo,
-    NothingToRollback,
-    NotInHistory,
-    RefConflict,
-    RepositoryLocked,
     TaskExists,
-    TaskNotFound,
 )
+from .guarded import TASKS
 from .info import CommitInfo
-from .locks import RepoLock, repair
 from .message import (
     Trailers,
     Verdict,
@@ -55,25 +41,17 @@ from .message import (
     normalize_name,
     normalize_reason,
 )
+from .moves import HistoryMoves
 from .names import (
-    FULL_SHA_RE,
-    attic_prefix,
-    check_commit_id,
     check_task_id,
-    final_ref,
     task_ref,
-    undo_prefix,
 )
 from .objects import build_commit
-from .reader import HistoryReader
-from .resolve import resolve_commit
 
 log = logging.getLogger(__name__)
-TASKS = "refs/heads/tasks/"
-ALL_PREFIXES = (TASKS, "refs/codemem/", "refs/tags/final/")
 
 
-class CommitIndex:
+class CommitIndex(HistoryMoves):
     """Draft history of one project. Thread-safe; safe across processes sharing ``root_dir``.
 
     Args:
@@ -89,77 +67,6 @@ class CommitIndex:
             thread of this process holding the history (``HistoryBusy``) before giving up.
         stale_lock_after: age in seconds after which a foreign ``*.lock`` file counts as stale.
     """
-
-    def __init__(
-        self,
-        root_dir: str | Path,
-        *,
-        backend: str = "auto",
-        episodes: EpisodeSink | None = None,
-        episode_search: EpisodeSearch | None = None,
-        clock: Callable[[], float] = time.time,
-        lock_timeout: float = 30.0,
-        stale_lock_after: float = 120.0,
-    ) -> None:
-        self.root = Path(root_dir).expanduser().resolve()
-        self._backend = open_backend(self.root, backend)
-        self.backend: str = self._backend.name
-        self._reader = HistoryReader(self._backend)
-        self._mutex = threading.RLock()
-        self._lock_timeout = lock_timeout
-        self._lock = RepoLock(self.root, timeout=lock_timeout)
-        self._stale_after = stale_lock_after
-        self._clock = clock
-        self._sink = episodes
-        self._search = episode_search
-        self._summaries: dict[str, str] = {}
-        self.repaired: list[str] = []
-        self.episode_errors = 0
-        with self._writing():  # startup recovery: clears what a crashed writer left
-            pass
-
-    # -- locking -------------------------------------------------------------------------------
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """This index's mutex (every backend call runs under it), waited for at most
-        ``lock_timeout`` seconds: a stuck draft makes the others fail clearly, never hang."""
-        if not self._mutex.acquire(timeout=self._lock_timeout):
-            raise HistoryBusy(f"the draft history {self.root} has been busy for over "
-                              f"{self._lock_timeout:.0f} s (another draft holds it); nothing "
-                              "was changed: try again in a moment")
-        try:
-            yield
-        finally:
-            self._mutex.release()
-
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        with self._guard(), self._lock.hold() as crashed_pid:
-            if crashed_pid is not None:
-                self._note_repair(repair(self.root, crashed=True, stale_after=self._stale_after),
-                                  f"writer pid {crashed_pid} died holding the lock")  # fmt: skip
-            yield
-
-    def _note_repair(self, removed: list[str], why: str) -> None:
-        if removed:
-            log.warning("commit history %s: %s; removed %s", self.root, why, ", ".join(removed))
-            self.repaired.extend(removed)
-
-    def _cas(self, ref: str, old: str | None, new: str | None) -> None:
-        """Move a ref or raise ``RefConflict``; a stale foreign lock file is repaired once."""
-        try:
-            moved = self._backend.cas_ref(ref, old, new)
-        except RepositoryLocked:
-            removed = repair(self.root, crashed=False, stale_after=self._stale_after)
-            if not removed:
-                raise
-            self._note_repair(removed, f"stale lock files older than {self._stale_after:.0f} s")
-            moved = self._backend.cas_ref(ref, old, new)
-        if not moved:
-            raise RefConflict(
-                f"{ref} moved while we were writing (expected {old}); nothing changed"
-            )
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -222,15 +129,6 @@ class CommitIndex:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def head(self, task_id: str) -> str:
-        """The current commit of a task; ``TaskNotFound`` when it has no history."""
-        ref = task_ref(task_id)
-        with self._guard():
-            sha = self._backend.get_ref(ref)
-        if sha is None:
-            raise TaskNotFound(f"no history for task {task_id!r}")
-        return sha
-
     def tasks(self) -> list[str]:
         """Task ids with a history, sorted."""
         with self._guard():
@@ -286,137 +184,10 @@ class CommitIndex:
             after["metacode.json"] = json_text(new.metacode)
         return unified_diff(before, after, context=context)
 
-    def _resolve(self, commit_id: str) -> str:
-        commit_id = check_commit_id(commit_id)
-        if FULL_SHA_RE.fullmatch(commit_id):
-            self._reader.info(commit_id)  # CommitNotFound if absent or not a commit
-            return commit_id
-        return resolve_commit(commit_id, self._all_commits())
-
     def commits(self) -> dict[str, CommitInfo]:
         """Every commit reachable from the index's refs (tasks, undo, attic, final tags)."""
         with self._guard():
             return dict(self._all_commits())
-
-    def _all_commits(self) -> dict[str, CommitInfo]:
-        heads = []
-        for prefix in ALL_PREFIXES:
-            for ref, sha in self._backend.list_refs(prefix).items():
-                self._reader.at_ref(ref, sha)
-                heads.append(sha)
-        return self._reader.reachable(heads)
-
-    # -- rollback / redo / branch / tag / delete ----------------------------------------------
-
-    def rollback(self, task_id: str, to: str | None = None) -> str:
-        """Move the task's head back; return the new head. The old head stays redo-able.
-
-        ``to=None`` goes to the newest *good* commit strictly before the head on the task's line
-        (good = verdict in ``GOOD_VERDICTS``: passed, committed, imported, final). ``to`` may be any
-        ancestor of the head; use ``branch`` for other commits.
-        """
-        with self._writing():
-            head = self.head(task_id)
-            if to is None:
-                target = next((i.id for i in self._reader.chain(head) if i.id != head and i.good),
-                              None)  # fmt: skip
-                if target is None:
-                    raise NothingToRollback(f"task {task_id!r} has no good commit before {head}")
-            else:
-                target = self._resolve(to)
-                if not self._reader.is_ancestor(target, head):
-                    raise NotInHistory(f"{target} is not in the history of task {task_id!r}")
-            if target == head:
-                return head
-            self._cas(undo_prefix(task_id) + self._next_seq(task_id), None, head)
-            self._cas(task_ref(task_id), head, target)
-            return target
-
-    def redo(self, task_id: str) -> str:
-        """Undo the latest rollback; return the restored head. ``NothingToRedo`` if none."""
-        with self._writing():
-            head = self.head(task_id)
-            stack = sorted(self._backend.list_refs(undo_prefix(task_id)).items())
-            while stack:
-                ref, target = stack.pop()
-                if target != head:
-                    if not self._reader.is_ancestor(head, target):  # never strand the current line
-                        self._cas(attic_prefix(task_id) + self._next_seq(task_id), None, head)
-                    self._cas(task_ref(task_id), head, target)
-                self._cas(ref, target, None)
-                if target != head:
-                    return target
-            raise NothingToRedo(f"task {task_id!r} has nothing to redo")
-
-    def undo_stack(self, task_id: str) -> list[str]:
-        """Heads that ``redo`` would restore, most recent first."""
-        with self._guard():
-            refs = self._backend.list_refs(undo_prefix(task_id))
-        return [sha for _, sha in sorted(refs.items(), reverse=True)]
-
-    def attic(self, task_id: str) -> list[str]:
-        """Abandoned heads (rolled back, then superseded by a new commit), most recent first."""
-        with self._guard():
-            refs = self._backend.list_refs(attic_prefix(task_id))
-        return [sha for _, sha in sorted(refs.items(), reverse=True)]
-
-    def _next_seq(self, task_id: str) -> str:
-        refs = [*self._backend.list_refs(undo_prefix(task_id)),
-                *self._backend.list_refs(attic_prefix(task_id))]  # fmt: skip
-        last = max((int(r.rsplit("/", 1)[1]) for r in refs), default=0)
-        return f"{last + 1:08d}"
-
-    def _archive_redo(self, task_id: str) -> None:
-        """After a commit, redo entries are moved (not deleted) to the attic."""
-        for ref, sha in sorted(self._backend.list_refs(undo_prefix(task_id)).items()):
-            self._cas(attic_prefix(task_id) + self._next_seq(task_id), None, sha)
-            self._cas(ref, sha, None)
-
-    def branch(self, task_id: str, from_commit: str, new_task_id: str) -> str:
-        """Start task ``new_task_id`` at ``from_commit`` (in ``task_id``'s history, including its
-        rolled-back commits); return that commit id."""
-        new_ref = task_ref(new_task_id)
-        with self._writing():
-            target = self._resolve(from_commit)
-            heads = [self.head(task_id), *self.undo_stack(task_id), *self.attic(task_id)]
-            if target not in self._reader.reachable(heads):
-                raise NotInHistory(f"{target} is not in the history of task {task_id!r}")
-            if self._backend.get_ref(new_ref) is not None:
-                raise TaskExists(f"task {new_task_id!r} already has a history")
-            self._cas(new_ref, None, target)
-            return target
-
-    def tag_final(self, task_id: str, commit_id: str) -> None:
-        """Tag the accepted draft (``refs/tags/final/<task id>``); it must be in the task's line."""
-        with self._writing():
-            head, target = self.head(task_id), self._resolve(commit_id)
-            if not self._reader.is_ancestor(target, head):
-                raise NotInHistory(f"{target} is not in the history of task {task_id!r}")
-            ref = final_ref(task_id)
-            self._cas(ref, self._backend.get_ref(ref), target)
-
-    def final(self, task_id: str) -> str | None:
-        """The commit tagged final for a task, if any."""
-        with self._guard():
-            return self._backend.get_ref(final_ref(task_id))
-
-    def delete_task(self, task_id: str) -> int:
-        """Delete every ref of a task (branch, undo, attic, final tag); return how many.
-
-        Objects stay in the repository until ``git gc --prune=now`` (documented); they are no
-        longer listed, searched or resolvable by prefix.
-        """
-        with self._writing():
-            refs = {task_ref(task_id): self._backend.get_ref(task_ref(task_id)),
-                    final_ref(task_id): self._backend.get_ref(final_ref(task_id))}  # fmt: skip
-            refs.update(self._backend.list_refs(undo_prefix(task_id)))
-            refs.update(self._backend.list_refs(attic_prefix(task_id)))
-            present = {ref: sha for ref, sha in refs.items() if sha is not None}
-            if not present:
-                raise TaskNotFound(f"no history for task {task_id!r}")
-            for ref, sha in present.items():
-                self._cas(ref, sha, None)
-            return len(present)
 
     # -- episodes and stats ------------------------------------------------------------------
 

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..embedding import Embedder, VectorIndex, Vectors, as_matrix, embedder_key
 from ..errors import CodeMemoryError
 from ..store.memory_store import MemoryStore, Mutation
 from ..store.support import Filters
 from .embedder_check import Verdict, judge
-from .embedding import Embedder, VectorIndex, Vectors, as_matrix, embedder_key
 
 _REEMBED_CHUNK = 512
 #: how many more neighbours than wanted to fetch before applying a metadata filter

@@ -8,59 +8,21 @@ user's code. Everything here is pure.
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..codeindex.modules import module_of, resolve_import
 from ..store.support import Metadata
 
 IMPORTED = "imported by the current file"
 CALLED = "called by the current file"
 CALLS_IN = "calls into the current file"
 
-_SOURCE_SUFFIXES = (".pyi", ".py", ".pyw", ".tsx", ".ts", ".jsx", ".js", ".mjs", ".cjs",
-                    ".java", ".go", ".rs", ".rb", ".php", ".cs", ".cpp", ".cc", ".hpp", ".h",
-                    ".c")
-
-
 def last_segment(name: str) -> str:
     """``self._store.get`` -> ``get``; ``Foo::bar`` -> ``bar``; ``a/b`` -> ``b``."""
     for sep in ("::", "->", "/", "\\"):
         name = name.replace(sep, ".")
     return name.rstrip(".()").rsplit(".", 1)[-1]
-
-
-def module_of(path: str) -> str:
-    """Dotted module name of a source path: ``pkg/mod.py`` -> ``pkg.mod``; ``pkg/__init__.py``
-    -> ``pkg``; ``src/auth.ts`` -> ``src.auth``."""
-    stem = path
-    for suffix in _SOURCE_SUFFIXES:
-        if stem.endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
-    parts = [p for p in stem.split("/") if p and p != "."]
-    if parts and parts[-1] in ("__init__", "index", "mod"):
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-def resolve_import(spec: str, current_path: str) -> str:
-    """An import string as the extractor records it, made absolute and dotted.
-
-    ``.store.MemoryStore`` from ``memory/codebase.py`` -> ``memory.store.MemoryStore``;
-    ``"./auth"`` from ``src/api/x.ts`` -> ``src.api.auth``; ``a::b::c`` -> ``a.b.c``.
-    """
-    spec = spec.strip().strip("'\"<>;")
-    if spec.startswith("./") or spec.startswith("../"):
-        joined = posixpath.normpath(posixpath.join(posixpath.dirname(current_path), spec))
-        return module_of(joined)
-    if spec.startswith("."):
-        dots = len(spec) - len(spec.lstrip("."))
-        package = current_path.split("/")[:-1]
-        base = package[: len(package) - (dots - 1)] if dots - 1 <= len(package) else []
-        rest = spec[dots:]
-        return ".".join([*base, rest] if rest else base)
-    return spec.replace("::", ".").replace("/", ".").replace("\\", ".")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .embedding import Embedder
+from ..embedding import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import IO
 
-from ..codeindex.indexer import WalkedFile
+from ..codeindex.records import WalkedFile
 from ..errors import CodeMemoryError
 from ..extract.walker import OK, ReadResult
 from .docs import docs_language

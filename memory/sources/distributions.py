@@ -31,7 +31,7 @@ class SourceUnavailable(CodeMemoryError):
 
 
 @dataclass(frozen=True)
-class Candidate:
+class ReleaseFile:
     """A file of the index with the version and kind its name declares."""
 
     file: IndexFile
@@ -164,7 +164,7 @@ def download(source: PipSource, index: PackageIndex, cache_dir: str,
     return target, candidate.version
 
 
-def best_candidate(source: PipSource, files: list[IndexFile]) -> Candidate | None:
+def best_candidate(source: PipSource, files: list[IndexFile]) -> ReleaseFile | None:
     """Newest version fitting the specifier (yanked files only when pinned exactly); within
     it a pure wheel, then any wheel, then an sdist."""
     from packaging.version import Version
@@ -177,7 +177,7 @@ def best_candidate(source: PipSource, files: list[IndexFile]) -> Candidate | Non
     return max(found, key=lambda c: (Version(c.version), c.wheel, c.pure))
 
 
-def _candidate(name: str, file: IndexFile) -> Candidate | None:
+def _candidate(name: str, file: IndexFile) -> ReleaseFile | None:
     from packaging.utils import (
         InvalidSdistFilename,
         InvalidWheelFilename,
@@ -200,4 +200,4 @@ def _candidate(name: str, file: IndexFile) -> Candidate | None:
         return None
     if canonical_name(str(dist)) != name:
         return None
-    return Candidate(file, str(version), wheel, pure)
+    return ReleaseFile(file, str(version), wheel, pure)

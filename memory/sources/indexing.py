@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..codebase import CodeMemorySystem
-from ..codeindex.indexer import IndexProgress, IndexReport, WalkedFile
+from ..codeindex.records import IndexProgress, IndexReport, WalkedFile
 from ..errors import CodeMemoryError
 from ..repository.root import check_repository_root
 from .api_facts import ModuleFact, read_module, with_runtime

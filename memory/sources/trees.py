@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ..codeindex.indexer import ReadFn, WalkedFile
+from ..codeindex.records import ReadFn, WalkedFile
 from ..extract.languages import detect_language
 from .api_facts import module_name
 from .archives import safe_member_name

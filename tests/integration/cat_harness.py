@@ -43,8 +43,8 @@ LOAD_ERROR = "Unable to load plugin"
 HOW_TO_ENABLE = (
     "real-Cat integration tests are opt-in: set CCAT_CORE_DIR to a Cheshire Cat 1.9.2 core "
     "folder (the one holding cat/ and pyproject.toml) and run pytest with the Python of the venv "
-    "where that core is installed, e.g. `CCAT_CORE_DIR=/work/catcore/core "
-    "/work/catcore/venv/bin/python -m pytest tests/integration -q`; "
+    "where that core is installed, e.g. `CCAT_CORE_DIR=<cat>/core "
+    "<cat>/venv/bin/python -m pytest tests/integration -q`; "
     "tests/integration/setup_cat.sh builds that venv (docs/integration-tests.md)"
 )
 #: Top-level entries of the repository never mirrored into the test plugin folder.

@@ -1,6 +1,7 @@
 """Size budgets of the code, checked on every ``.py`` of the plugin (tests included).
 
-No module over 500 lines, no function over 60 lines, cyclomatic complexity at most 12 (ruff's
+No module of the plugin over 400 lines (split by responsibility, never by trimming prose; a
+test module may have 500), no function over 60 lines, cyclomatic complexity at most 12 (ruff's
 C901, configured in pyproject.toml): the shape stays as it is without anyone having to remember.
 Golden data (``tests/golden``), virtual environments and hidden folders are not code of ours.
 """
@@ -17,13 +18,18 @@ import pytest
 import tomli
 
 ROOT = Path(__file__).resolve().parents[2]
-MAX_MODULE_LINES = 500
+MAX_MODULE_LINES = 400
+#: test modules (scenario tables and harnesses read best whole)
+MAX_TEST_MODULE_LINES = 500
 MAX_FUNCTION_LINES = 60
 MAX_COMPLEXITY = 12
 
 #: Modules still over the line budget, each to be split. The list only shrinks:
 #: ``test_known_over_is_still_needed`` fails once a listed module fits, so remove it then.
-KNOWN_OVER: set[str] = set()
+KNOWN_OVER: set[str] = {
+    # the lead splits it when codegen/ becomes packages (it is not moved or split beforehand)
+    "codegen/metacode.py",
+}
 
 
 def _python_files() -> list[Path]:
@@ -64,16 +70,19 @@ def test_the_walk_sees_the_plugin():
     assert not any(n.startswith("tests/golden/") for n in names)
 
 
+def _budget(path: Path) -> int:
+    return MAX_TEST_MODULE_LINES if _rel(path).startswith("tests/") else MAX_MODULE_LINES
+
+
 def test_no_module_over_budget():
-    over = [f"{_rel(p)} has {n} lines" for p in _python_files()
-            if (n := _line_count(p)) > MAX_MODULE_LINES and _rel(p) not in KNOWN_OVER]
-    assert not over, (f"modules over {MAX_MODULE_LINES} lines (split them):\n  "
-                      + "\n  ".join(over))
+    over = [f"{_rel(p)} has {n} lines (budget {_budget(p)})" for p in _python_files()
+            if (n := _line_count(p)) > _budget(p) and _rel(p) not in KNOWN_OVER]
+    assert not over, "modules over their line budget (split them):\n  " + "\n  ".join(over)
 
 
 def test_known_over_is_still_needed():
     fitting = [f"{rel} has {_line_count(ROOT / rel)} lines" for rel in sorted(KNOWN_OVER)
-               if (ROOT / rel).exists() and _line_count(ROOT / rel) <= MAX_MODULE_LINES]
+               if (ROOT / rel).exists() and _line_count(ROOT / rel) <= _budget(ROOT / rel)]
     gone = [rel for rel in sorted(KNOWN_OVER) if not (ROOT / rel).exists()]
     assert not fitting and not gone, (
         "remove from KNOWN_OVER in tests/unit/test_budgets.py (now within budget or gone):\n  "

@@ -1,11 +1,11 @@
 """The README's Python examples work for a user, the way the README says to use the cores.
 
-README, "Using the cores without the Cat": the plugin's folder, under a valid package name
-(``codemem`` in the examples), with its parent on ``PYTHONPATH``. Each test runs a fresh
-interpreter that finds the cores only that way: not through the ``codemem`` alias the test suite
-mounts (``tests/__init__.py``), and without the repository root on its path. Every import of
-every example must work; the examples that are whole programs run to the end, with the one
-thing faked that tests fake, the LLM (``tests/fakes.py``'s scoring replies).
+docs/memory-guide.md, "Using the cores without the Cat": the plugin's folder, under a valid
+package name (``codemem`` in the examples), with its parent on ``PYTHONPATH``. Each test runs a
+fresh interpreter that finds the cores only that way: not through the ``codemem`` alias the
+test suite mounts (``tests/__init__.py``), and without the repository root on its path. Every
+import of every example must work; the examples that are whole programs run to the end, with
+the one thing faked that tests fake, the LLM (``tests/fakes.py``'s scoring replies).
 """
 
 from __future__ import annotations
@@ -40,8 +40,12 @@ def _answer(prompt):
 '''
 
 
+#: where the user documentation's Python examples are: the README and the docs it points to
+DOCUMENTS = ("README.md", "docs/memory-guide.md", "docs/loop.md", "docs/threat-model.md")
+
+
 def python_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = "\n".join((ROOT / name).read_text(encoding="utf-8") for name in DOCUMENTS)
     return re.findall(r"```python\n(.*?)```", text, re.S)
 
 

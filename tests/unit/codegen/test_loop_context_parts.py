@@ -6,7 +6,7 @@ from pathlib import Path
 
 from codemem.codegen.loop_context import _history, _safe
 from codemem.codegen.metacode_reply import IOItem, _example_from_text
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 
 
 def test_history_lists_what_was_tried_but_not_the_baseline(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from codemem.codegen.report import (
     CheckStatus,
     ValidationReport,
 )
-from codemem.memory.commits import Verdict
+from codemem.memory.commits.message import Verdict
 
 
 def test_every_outcome_maps_to_a_verdict_of_the_store() -> None:

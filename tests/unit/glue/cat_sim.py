@@ -40,7 +40,7 @@ from typing import Any
 
 from qdrant_client import QdrantClient
 
-from codemem.memory.retrieval.embedding import HashingEmbedder
+from codemem.memory.embedding import HashingEmbedder
 
 from ... import mount
 from ..memory.codebase.catlike import CatLikeCollection

@@ -17,7 +17,7 @@ from codemem.app import entry
 from codemem.app.chat.request_form import CodeRequest
 from codemem.app.drafting import task_context
 from codemem.app.host import environment
-from codemem.memory.retrieval.embedding import HashingEmbedder
+from codemem.memory.embedding import HashingEmbedder
 
 from ..memory.codebase.catlike import CatLikeCollection
 from .cat_stand_in import CatForm, CatFormState

@@ -9,7 +9,7 @@ under the conditions of each deployment:
   default profile, and an interpreter other users can read (``/usr/bin/python3``, as the Cat
   image's ``/usr/local/bin/python``);
 - ``root_no_ns``: root with every capability but no namespaces, and the pytest interpreter,
-  which lives where an unprivileged uid cannot reach it (``/root/.pyenv`` on this machine);
+  which lives where an unprivileged uid cannot reach it (such as a pyenv under root's home);
 - ``unprivileged_cat``: the container started as a non-root user (``user: 1000``): no uid of
   its own for the runs, no namespaces;
 - ``container_no_landlock`` / ``root_no_landlock``: the same on a kernel (or an old Docker)

@@ -12,7 +12,7 @@ from codemem.codegen.intent_words import (
     REQUEST_VERBS,
     TECH_WORDS,
 )
-from codemem.codegen.sandbox import boot
+from codemem.codegen.sandbox import boot, watch
 from codemem.codegen.sandbox.protect import Protections
 from codemem.codegen.sandbox.run import _read_status, _status_for, error_result, refusal
 
@@ -29,7 +29,7 @@ def test_launcher_skips_namespaces_when_not_asked_and_never_keeps_root() -> None
     report: boot.SetupReport = {"notes": [], "masked": []}
     assert boot.try_unshare(boot._libc(), {"namespaces": False}, report) == 0
     assert boot.choose_uid({"drop_uid": None}, 0, None, report) == (None, False)
-    assert boot.kill_tree(lambda pid: [], rounds=3) == 0
+    assert watch.kill_tree(rounds=3) == 0
 
 
 def test_status_of_a_run_from_the_launcher_lines() -> None:

@@ -7,7 +7,7 @@ import asyncio
 import numpy as np
 import pytest
 
-from codemem.memory.retrieval.embedding import VectorIndex
+from codemem.memory.embedding import VectorIndex
 from codemem.memory.store.primitives import MAX_FILTER_DEPTH, compile_filter
 
 from .helpers import async_llm, context_of, make_system, memories_of

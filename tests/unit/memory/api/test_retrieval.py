@@ -9,7 +9,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from codemem.memory.retrieval.embedding import HashingEmbedder, VectorIndex
+from codemem.memory.embedding import HashingEmbedder, VectorIndex
 from codemem.memory.store.primitives import (
     compile_filter,
     fts_match_expression,

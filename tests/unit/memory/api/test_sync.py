@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from codemem import memory as memory_pkg
-from codemem.memory.sync import SyncMemorySystem
+from codemem.memory.synchronous import SyncMemorySystem
 from codemem.memory.system import MemorySystem
 
 from ....fakes import LISTWISE_MARK, POINTWISE_MARK, FunctionLLM

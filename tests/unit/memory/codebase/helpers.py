@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from codemem.memory.codebase import CodeMemorySystem
 from codemem.memory.codeindex.walk import PoolExtractor
-from codemem.memory.retrieval.embedding import HashingEmbedder
+from codemem.memory.embedding import HashingEmbedder
 
 from ....fakes import AsyncFunctionLLM, keyword_scorer
 

@@ -9,7 +9,7 @@ from qdrant_client import QdrantClient
 
 from codemem.memory.codeindex.manifest import CodeManifest, EntityRow, FileRow
 from codemem.memory.codeindex.vector_sink import CatVectorSink, point_id
-from codemem.memory.retrieval.embedding import HashingEmbedder
+from codemem.memory.embedding import HashingEmbedder
 
 from .catlike import CatLikeCollection
 

@@ -9,21 +9,20 @@ import pytest
 from qdrant_client import QdrantClient
 
 from codemem.memory.code_context import CodeContext, describe, render_context
+from codemem.memory.codeindex.modules import module_of, resolve_import
 from codemem.memory.codeindex.vector_sink import (
     CatVectorSink,
     NamedEmbedder,
     SinkPoint,
     payload_metadata,
 )
+from codemem.memory.embedding import HashingEmbedder
 from codemem.memory.retrieval.dependencies import (
     CALLED,
     CALLS_IN,
     IMPORTED,
     DependencyFocus,
-    module_of,
-    resolve_import,
 )
-from codemem.memory.retrieval.embedding import HashingEmbedder
 
 from .catlike import CatLikeCollection
 from .helpers import make_system

@@ -208,7 +208,7 @@ def test_a_file_named_with_undecodable_bytes_gets_a_status_and_blocks_nothing(tm
 
 
 def test_an_undecodable_name_from_another_walker_gets_the_same_status(tmp_path, pool):
-    from codemem.memory.codeindex.indexer import WalkedFile
+    from codemem.memory.codeindex.records import WalkedFile
 
     repo = tmp_path / "repo"
     write_tree(repo, {"good.py": "def g():\n    return 2\n"})

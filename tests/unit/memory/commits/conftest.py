@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 
 BACKENDS = ["dulwich", "gitpython"]
 CLOCK_START = 1_790_000_000

@@ -12,7 +12,7 @@ import textwrap
 import threading
 from pathlib import Path
 
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 
 from .conftest import fsck
 
@@ -56,7 +56,7 @@ CHILD = """
 import sys
 sys.path.insert(0, {root!r})
 import tests
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 ix = CommitIndex({repo!r}, backend={backend!r})
 who = sys.argv[1]
 for i in range({count}):

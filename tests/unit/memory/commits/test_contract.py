@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.memory.commits import (
-    CommitIndex,
+from codemem.memory.commits.errors import (
     CommitNotFound,
     InvalidDraft,
     NothingToRedo,
@@ -19,6 +18,7 @@ from codemem.memory.commits import (
     TaskNotFound,
     UnsafeInput,
 )
+from codemem.memory.commits.index import CommitIndex
 
 from .conftest import Clock, fsck, git_available, git_out
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 
 from .conftest import fsck
 
@@ -37,7 +37,7 @@ CHILD = """
 import sys
 sys.path.insert(0, {root!r})
 import tests
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 
 def files_for(i):
     return {{f"pkg/m{{j}}.py": f"# {{i}} {{j}}\\n" * (1 + (i * 7 + j) % 50)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from codemem.memory.commits import CommitIndex
 from codemem.memory.commits.episodes import memory_search
+from codemem.memory.commits.index import CommitIndex
 
 from ....fakes import FunctionLLM, answer_scoring
 from .conftest import Clock
@@ -98,7 +98,7 @@ def test_injected_search_is_used_and_falls_back_when_it_fails(tmp_path: Path) ->
 
 
 def test_with_the_real_memory_system(tmp_path: Path) -> None:
-    sync = pytest.importorskip("codemem.memory.sync")
+    sync = pytest.importorskip("codemem.memory.synchronous")
 
     def judge(prompt: str) -> str:
         reply = answer_scoring(prompt, lambda m: (0.9 if "regex" in m.lower() else 0.1, "r"))

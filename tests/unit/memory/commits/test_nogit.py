@@ -46,7 +46,7 @@ SCRIPT = """
 import shutil, sys
 sys.path.insert(0, {root!r})
 import tests
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 from codemem.memory.errors import BackendUnavailable
 assert shutil.which("git") is None
 ix = CommitIndex({repo!r})

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory.commits import CommitIndex, RepositoryCorrupt, RepositoryLocked, TaskNotFound
+from codemem.memory.commits.errors import RepositoryCorrupt, RepositoryLocked, TaskNotFound
+from codemem.memory.commits.index import CommitIndex
 from codemem.memory.commits.objects import build_commit, build_tree
 
 from .conftest import fsck

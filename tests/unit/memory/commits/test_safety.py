@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory.commits import (
-    CommitIndex,
-    InvalidDraft,
-    UnsafeInput,
+from codemem.memory.commits.errors import InvalidDraft, UnsafeInput
+from codemem.memory.commits.index import CommitIndex
+from codemem.memory.commits.names import (
     check_commit_id,
     check_path,
     check_ref_name,

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory.commits import CommitIndex
 from codemem.memory.commits.errors import HistoryBusy, RepositoryLocked
+from codemem.memory.commits.index import CommitIndex
 
 from .conftest import fsck, git_available
 
@@ -31,7 +31,7 @@ import faulthandler, json, signal, sys, threading, time
 faulthandler.register(signal.SIGUSR1, all_threads=True)
 sys.path.insert(0, {root!r})
 import tests
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 from codemem.memory.commits.errors import CommitIndexError
 
 backend, base, rounds = {backend!r}, {base!r}, {rounds}

@@ -13,17 +13,22 @@ from pathlib import Path
 
 import pytest
 
-from codemem.memory.commits import (
-    GOOD_VERDICTS,
-    CommitIndex,
+from codemem.memory.commits.errors import (
     CommitIndexError,
     InvalidDraft,
     UnknownVerdict,
     UnsafeInput,
-    Verdict,
-    is_good,
 )
-from codemem.memory.commits.message import Trailers, check_verdict, format_message, parse_message
+from codemem.memory.commits.index import CommitIndex
+from codemem.memory.commits.message import (
+    GOOD_VERDICTS,
+    Trailers,
+    Verdict,
+    check_verdict,
+    format_message,
+    is_good,
+    parse_message,
+)
 from codemem.memory.commits.objects import build_commit, build_tree
 from codemem.memory.errors import CodeMemoryError
 

@@ -6,8 +6,11 @@ import codecs
 
 import pytest
 
-from codemem.memory.extract import CodeEntity, FileExtraction, Limits, detect_language, extract_file
 from codemem.memory.extract import languages as langs
+from codemem.memory.extract.api import extract_file
+from codemem.memory.extract.entities import CodeEntity, FileExtraction
+from codemem.memory.extract.languages import detect_language
+from codemem.memory.extract.safety import Limits
 
 
 def test_detect_language():

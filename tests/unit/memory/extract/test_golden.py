@@ -11,7 +11,8 @@ import pathlib
 
 import pytest
 
-from codemem.memory.extract import LANGUAGES, detect_language, extract_file
+from codemem.memory.extract.api import extract_file
+from codemem.memory.extract.languages import LANGUAGES, detect_language
 
 GOLDEN = pathlib.Path(__file__).resolve().parents[4] / "tests" / "golden" / "extract"
 FIXTURES = sorted((GOLDEN / "fixtures").iterdir())

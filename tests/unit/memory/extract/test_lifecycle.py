@@ -26,7 +26,7 @@ CHILD = """
 import shutil, sys, threading, time
 sys.path.insert(0, {root!r})
 import tests
-from codemem.memory.commits import CommitIndex
+from codemem.memory.commits.index import CommitIndex
 from codemem.memory.extract.pool import ExtractionPool
 
 pool = ExtractionPool(workers=2, file_timeout=600.0, test_faults={{"hang": "hang_me"}})

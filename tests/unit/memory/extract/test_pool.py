@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from codemem.memory.extract import Limits
 from codemem.memory.extract.pool import ExtractionPool, PoolConfig
+from codemem.memory.extract.safety import Limits
 
 NO_PRECHECK = Limits(max_bracket_depth=10**9, max_line_chars=10**9)
 
@@ -41,7 +41,7 @@ def test_crashes_and_hangs_are_contained():
 
 
 def test_pool_output_matches_in_process():
-    from codemem.memory.extract import extract_file
+    from codemem.memory.extract.api import extract_file
 
     items = [(p, d) for p, d in _items() if "ok" in p]
     with ExtractionPool(workers=1) as pool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemem.memory.extract import extract_repository, summarize
+from codemem.memory.extract.repository import extract_repository, summarize
 
 
 def test_extract_repository_and_unchanged(tmp_path):

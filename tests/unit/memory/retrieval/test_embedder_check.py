@@ -11,8 +11,8 @@ import pytest
 
 from codemem.bench.retrieval_embedders import DumbEmbedder
 from codemem.memory.codeindex.vector_sink import NamedEmbedder
+from codemem.memory.embedding import HashingEmbedder
 from codemem.memory.retrieval.embedder_check import PROBE, Verdict, judge, known_weak, probe
-from codemem.memory.retrieval.embedding import HashingEmbedder
 from codemem.memory.store.lexical import tokens
 
 from ..api.helpers import async_llm, make_system

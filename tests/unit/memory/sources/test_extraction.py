@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemem.memory.extract import extract_file
+from codemem.memory.extract.api import extract_file
 from codemem.memory.sources.extraction import ENTITY_CAP, SourceExtractor, is_doc, labeller
 from codemem.memory.sources.public import PublicSurface
 from codemem.memory.sources.trees import ModuleLayout

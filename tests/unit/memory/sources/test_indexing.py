@@ -12,7 +12,8 @@ import pytest
 from qdrant_client import QdrantClient
 
 from codemem.memory.codeindex.vector_sink import CatVectorSink
-from codemem.memory.sources import AssociativeMemory, FolderSource, PipSource, SourceOptions
+from codemem.memory.sources.indexing import AssociativeMemory, SourceOptions
+from codemem.memory.sources.spec import FolderSource, PipSource
 
 from ..codebase.catlike import CatLikeCollection
 from ..codebase.helpers import CountingExtractor, make_system, write_tree

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from codemem.memory.codeindex.indexer import WalkedFile
+from codemem.memory.codeindex.records import WalkedFile
 from codemem.memory.sources.trees import (
     SIZE_CAP,
     ModuleLayout,

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ..store.primitives import split_identifier
+from .store.primitives import split_identifier
 
 #: float32 vectors: one ``(dimension,)`` row, or a ``(n, dimension)`` matrix
 Vectors = NDArray[np.float32]
