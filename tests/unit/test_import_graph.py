@@ -235,7 +235,10 @@ def test_no_import_leaves_a_package_and_comes_back(graph):
 
 #: the glue's layers, top first (docs/architecture.md): a module imports only layers below its
 #: own, or modules of its own layer
-APP_LAYERS = ("app.entry", "app.chat", "app.process", "app.drafting", "app.projects", "app.host")
+#: ``app/rest`` sits beside ``app/entry`` (the routes' face for ``endpoints.py``) and above ``chat``
+#: (the REST routes answer with chat's own functions).
+APP_LAYERS = ("app.entry", "app.rest", "app.chat", "app.process", "app.drafting", "app.projects",
+              "app.host")
 
 
 def _layer(module: str) -> int | None:
