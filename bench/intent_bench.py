@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..codegen.intent import Intent, KnownNames, detect_intent
+from ..codegen.reading.intent import Intent, KnownNames, detect_intent
 
 CORPUS = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codegen" / "data" \
     / "intent_corpus.json"

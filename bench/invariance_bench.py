@@ -22,8 +22,8 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..codegen.commands import detect_command
-from ..codegen.intent import Intent, KnownNames, detect_intent
+from ..codegen.reading.commands import detect_command
+from ..codegen.reading.intent import Intent, KnownNames, detect_intent
 from ..codegen.refactor.request import read_structural
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codegen" / "data"

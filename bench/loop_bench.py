@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..codegen import validate
-from ..codegen.loop import Committed, LoopConfig, LoopDeps, ProgressEvent, run_draft_loop
-from ..codegen.metacode import MetaCode
+from ..codegen.checks import validate
+from ..codegen.loop.draft_loop import Committed, LoopConfig, LoopDeps, ProgressEvent, run_draft_loop
+from ..codegen.metacode.generate import MetaCode
 from ..memory.commits.index import CommitIndex
 from ..memory.scratchpad import Scratchpad
 from .loop_tasks import MULTI_TASKS, TASKS
@@ -94,7 +94,7 @@ class SimulatedLLM:
 
 def validator_pair() -> tuple:
     """The real validator and related-test selector."""
-    return validate.validate_draft, validate.select_related_tests, "codegen.validate"
+    return validate.validate_draft, validate.select_related_tests, "codegen.checks.validate"
 
 
 def validation_clock() -> tuple[list[float], Callable[[ProgressEvent], None]]:

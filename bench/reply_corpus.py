@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..codegen.checks.judge import parse_verdict
 from ..codegen.edits.api import Applied, apply_reply
-from ..codegen.judge import parse_verdict
-from ..codegen.metacode import read_metacode
+from ..codegen.metacode.generate import read_metacode
 from ..codegen.reply_models import docs_spec, review_spec
 from ..llm.errors import ReplyRefused
 from ..llm.reader import read_reply

@@ -17,10 +17,10 @@ import argparse
 import statistics
 import subprocess
 
-from ..codegen.lint import lint_source
-from ..codegen.pycheck import check_parse
+from ..codegen.checks.lint import lint_source
+from ..codegen.checks.pycheck import check_parse
+from ..codegen.checks.validate import validate_draft
 from ..codegen.sandbox.api import sandbox_capabilities
-from ..codegen.validate import validate_draft
 from .timing import median_ms
 
 DRAFT = "def area(r):\n    return 3 * r * r\n"

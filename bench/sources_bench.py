@@ -21,7 +21,7 @@ import statistics
 import tempfile
 import time
 
-from ..codegen.api_check import check_library_calls
+from ..codegen.checks.api_check import check_library_calls
 from ..memory.codebase import CodeMemorySystem
 from ..memory.sources.indexing import AssociativeMemory, SourceOptions
 from ..memory.sources.spec import PipSource

@@ -22,50 +22,50 @@ _EXPORTS: dict[str, str] = {
     # the draft run's defaults (one table)
     "DRAFT_RUN_DEFAULTS": ".defaults",
     # reading messages: commands, requests, questions, replies
-    "Command": ".commands",
-    "Found": ".commands",
-    "claimed": ".commands",
-    "detect_command": ".commands",
-    "Detection": ".intent",
-    "Intent": ".intent",
-    "detect_intent": ".intent",
-    "parse_tie_break": ".intent",
-    "tie_break_prompt": ".intent",
-    "RequestDetails": ".intent_details",
-    "extract_details": ".intent_details",
-    "candidate_names": ".intent_signals",
-    "is_file_name": ".known_code",
-    "target_words": ".target_link",
-    "Aside": ".replies",
-    "ReplyIntent": ".replies",
-    "classify_reply": ".replies",
-    "is_resume": ".replies",
-    "reply_aside": ".replies",
-    "waiting_line": ".replies",
-    "Utterance": ".utterance",
-    "read_utterance": ".utterance",
+    "Command": ".reading.commands",
+    "Found": ".reading.commands",
+    "claimed": ".reading.commands",
+    "detect_command": ".reading.commands",
+    "Detection": ".reading.intent",
+    "Intent": ".reading.intent",
+    "detect_intent": ".reading.intent",
+    "parse_tie_break": ".reading.intent",
+    "tie_break_prompt": ".reading.intent",
+    "RequestDetails": ".reading.details",
+    "extract_details": ".reading.details",
+    "candidate_names": ".reading.signals",
+    "is_file_name": ".reading.known_code",
+    "target_words": ".reading.target_link",
+    "Aside": ".reading.replies",
+    "ReplyIntent": ".reading.replies",
+    "classify_reply": ".reading.replies",
+    "is_resume": ".reading.replies",
+    "reply_aside": ".reading.replies",
+    "waiting_line": ".reading.replies",
+    "Utterance": ".reading.utterance",
+    "read_utterance": ".reading.utterance",
     # a task's phases and its meta-code
-    "CodegenPhase": ".phases",
-    "PhaseMachine": ".phases",
-    "MetaCode": ".metacode",
-    "generate_metacode": ".metacode",
+    "CodegenPhase": ".loop.phases",
+    "PhaseMachine": ".loop.phases",
+    "MetaCode": ".metacode.model",
+    "generate_metacode": ".metacode.generate",
     # the draft loop
-    "Committed": ".loop",
-    "DRAFT_NAME": ".loop",
-    "GaveUp": ".loop",
-    "run_draft_loop": ".loop",
-    "run_prepared_draft": ".loop",
-    "LoopConfig": ".loop_state",
-    "LoopDeps": ".loop_state",
-    "ProgressEvent": ".loop_state",
-    "ExtendedConfig": ".extended",
-    "LoopStatus": ".outcomes",
+    "Committed": ".loop.draft_loop",
+    "DRAFT_NAME": ".loop.draft_loop",
+    "GaveUp": ".loop.draft_loop",
+    "run_draft_loop": ".loop.draft_loop",
+    "run_prepared_draft": ".loop.draft_loop",
+    "LoopConfig": ".loop.state",
+    "LoopDeps": ".loop.state",
+    "ProgressEvent": ".loop.state",
+    "ExtendedConfig": ".loop.extended",
+    "LoopStatus": ".loop.outcomes",
     "API_REFERENCE": ".ports",
     "ContextSnippet": ".ports",
     "EpisodeRecord": ".ports",
     "Notes": ".ports",
     "apply_reply": ".edits.api",
-    "judge_draft": ".judge",
+    "judge_draft": ".checks.judge",
     "FileDiff": ".diffs",
     "file_diffs": ".diffs",
     "render_diffs": ".diffs",
@@ -77,11 +77,11 @@ _EXPORTS: dict[str, str] = {
     "MoveRequest": ".refactor.request",
     "RenameRequest": ".refactor.request",
     "read_structural": ".refactor.request",
-    "apply_request": ".refactor.task",
-    "structural_metacode": ".refactor.task",
+    "apply_request": ".loop.prepared",
+    "structural_metacode": ".loop.prepared",
     # validation and the sandbox
-    "validate_draft": ".validate",
-    "select_related_tests": ".related_tests",
+    "validate_draft": ".checks.validate",
+    "select_related_tests": ".checks.related_tests",
     "CheckResult": ".report",
     "ValidationReport": ".report",
     "run_in_sandbox": ".sandbox.api",
@@ -97,10 +97,9 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__package__ or __name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from .commands import Command as Command
-    from .commands import Found as Found
-    from .commands import claimed as claimed
-    from .commands import detect_command as detect_command
+    from .checks.judge import judge_draft as judge_draft
+    from .checks.related_tests import select_related_tests as select_related_tests
+    from .checks.validate import validate_draft as validate_draft
     from .defaults import DRAFT_RUN_DEFAULTS as DRAFT_RUN_DEFAULTS
     from .diffs import FileDiff as FileDiff
     from .diffs import file_diffs as file_diffs
@@ -109,34 +108,48 @@ if TYPE_CHECKING:
     from .errors import CodegenError as CodegenError
     from .errors import IllegalTransition as IllegalTransition
     from .errors import MetaCodeInvalid as MetaCodeInvalid
-    from .extended import ExtendedConfig as ExtendedConfig
-    from .intent import Detection as Detection
-    from .intent import Intent as Intent
-    from .intent import detect_intent as detect_intent
-    from .intent import parse_tie_break as parse_tie_break
-    from .intent import tie_break_prompt as tie_break_prompt
-    from .intent_details import RequestDetails as RequestDetails
-    from .intent_details import extract_details as extract_details
-    from .intent_signals import candidate_names as candidate_names
-    from .judge import judge_draft as judge_draft
-    from .known_code import is_file_name as is_file_name
-    from .loop import DRAFT_NAME as DRAFT_NAME
-    from .loop import Committed as Committed
-    from .loop import GaveUp as GaveUp
-    from .loop import run_draft_loop as run_draft_loop
-    from .loop import run_prepared_draft as run_prepared_draft
-    from .loop_state import LoopConfig as LoopConfig
-    from .loop_state import LoopDeps as LoopDeps
-    from .loop_state import ProgressEvent as ProgressEvent
-    from .metacode import MetaCode as MetaCode
-    from .metacode import generate_metacode as generate_metacode
-    from .outcomes import LoopStatus as LoopStatus
-    from .phases import CodegenPhase as CodegenPhase
-    from .phases import PhaseMachine as PhaseMachine
+    from .loop.draft_loop import DRAFT_NAME as DRAFT_NAME
+    from .loop.draft_loop import Committed as Committed
+    from .loop.draft_loop import GaveUp as GaveUp
+    from .loop.draft_loop import run_draft_loop as run_draft_loop
+    from .loop.draft_loop import run_prepared_draft as run_prepared_draft
+    from .loop.extended import ExtendedConfig as ExtendedConfig
+    from .loop.outcomes import LoopStatus as LoopStatus
+    from .loop.phases import CodegenPhase as CodegenPhase
+    from .loop.phases import PhaseMachine as PhaseMachine
+    from .loop.prepared import apply_request as apply_request
+    from .loop.prepared import structural_metacode as structural_metacode
+    from .loop.state import LoopConfig as LoopConfig
+    from .loop.state import LoopDeps as LoopDeps
+    from .loop.state import ProgressEvent as ProgressEvent
+    from .metacode.generate import generate_metacode as generate_metacode
+    from .metacode.model import MetaCode as MetaCode
     from .ports import API_REFERENCE as API_REFERENCE
     from .ports import ContextSnippet as ContextSnippet
     from .ports import EpisodeRecord as EpisodeRecord
     from .ports import Notes as Notes
+    from .reading.commands import Command as Command
+    from .reading.commands import Found as Found
+    from .reading.commands import claimed as claimed
+    from .reading.commands import detect_command as detect_command
+    from .reading.details import RequestDetails as RequestDetails
+    from .reading.details import extract_details as extract_details
+    from .reading.intent import Detection as Detection
+    from .reading.intent import Intent as Intent
+    from .reading.intent import detect_intent as detect_intent
+    from .reading.intent import parse_tie_break as parse_tie_break
+    from .reading.intent import tie_break_prompt as tie_break_prompt
+    from .reading.known_code import is_file_name as is_file_name
+    from .reading.replies import Aside as Aside
+    from .reading.replies import ReplyIntent as ReplyIntent
+    from .reading.replies import classify_reply as classify_reply
+    from .reading.replies import is_resume as is_resume
+    from .reading.replies import reply_aside as reply_aside
+    from .reading.replies import waiting_line as waiting_line
+    from .reading.signals import candidate_names as candidate_names
+    from .reading.target_link import target_words as target_words
+    from .reading.utterance import Utterance as Utterance
+    from .reading.utterance import read_utterance as read_utterance
     from .refactor.edits import Refused as Refused
     from .refactor.move import move_symbol as move_symbol
     from .refactor.reading import rename_reading as rename_reading
@@ -144,15 +157,6 @@ if TYPE_CHECKING:
     from .refactor.request import MoveRequest as MoveRequest
     from .refactor.request import RenameRequest as RenameRequest
     from .refactor.request import read_structural as read_structural
-    from .refactor.task import apply_request as apply_request
-    from .refactor.task import structural_metacode as structural_metacode
-    from .related_tests import select_related_tests as select_related_tests
-    from .replies import Aside as Aside
-    from .replies import ReplyIntent as ReplyIntent
-    from .replies import classify_reply as classify_reply
-    from .replies import is_resume as is_resume
-    from .replies import reply_aside as reply_aside
-    from .replies import waiting_line as waiting_line
     from .report import CheckResult as CheckResult
     from .report import ValidationReport as ValidationReport
     from .sandbox.api import run_in_sandbox as run_in_sandbox
@@ -162,7 +166,3 @@ if TYPE_CHECKING:
     from .sandbox.protect import SandboxPolicy as SandboxPolicy
     from .sandbox.run import SANDBOX_LAUNCHER as SANDBOX_LAUNCHER
     from .sandbox.run import SandboxResult as SandboxResult
-    from .target_link import target_words as target_words
-    from .utterance import Utterance as Utterance
-    from .utterance import read_utterance as read_utterance
-    from .validate import validate_draft as validate_draft

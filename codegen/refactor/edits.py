@@ -24,7 +24,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from ..related_tests import module_of
+from ..module_names import module_of
 
 #: Calls whose string arguments name attributes (dynamic access).
 DYNAMIC = frozenset({"getattr", "setattr", "hasattr", "delattr", "operator.attrgetter",

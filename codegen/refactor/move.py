@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import libcst as cst
 
 from ..edits.api import path_problem
-from ..related_tests import module_of
+from ..module_names import module_of
 from .edits import (
     FileEdits,
     Outcome,

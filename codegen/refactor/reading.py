@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ast
 
-from ..intent_text import words
-from ..metacode import MetaCode
-from ..target_link import CREATION_VERBS
+from ..metacode.model import MetaCode
+from ..reading.target_link import CREATION_VERBS
+from ..reading.text import words
 from .edits import word
 from .request import RenameRequest
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 import libcst as cst
 from libcst.metadata import Access, BaseAssignment, GlobalScope, Scope
 
-from ..related_tests import module_of
+from ..module_names import module_of
 from .edits import (
     FileEdits,
     Outcome,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import libcst as cst
 
-from ..related_tests import module_of
+from ..module_names import module_of
 from .edits import FileEdits, bound_node, dotted, from_module, nodes_of, string_places
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..utterance import read_utterance, spans
+from ..reading.utterance import read_utterance, spans
 
 _NAME = r"`?(?P<{0}>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)`?(?:\(\))?"
 _PATH = r"`?(?P<{0}>[\w./-]+\.py)`?"

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("ignore::Futur
 
 FORM_REQUEST = {"request": "parse ISO-8601 dates into datetime objects",
                 "target_path": "utils/dates.py", "symbol": "parse_iso_date"}
-#: A valid meta-code answer for FORM_REQUEST (codegen/metacode.py's schema).
+#: A valid meta-code answer for FORM_REQUEST (codegen/metacode/generate.py's schema).
 METACODE = {
     "target_path": "utils/dates.py", "symbol": "parse_iso_date", "kind": "function",
     "signature": "def parse_iso_date(text: str) -> str",

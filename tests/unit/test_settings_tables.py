@@ -19,12 +19,12 @@ from pydantic import BaseModel
 from codemem.app.host.core_config import PluginConfig, ProjectConfig
 from codemem.app.host.settings_model import PluginSettings, SandboxChoice
 from codemem.codegen import DRAFT_RUN_DEFAULTS, SandboxPolicy
-from codemem.codegen.lint import lint_source
-from codemem.codegen.loop_state import LoopConfig
-from codemem.codegen.pycheck import check_parse
-from codemem.codegen.pytest_runner import run_tests
+from codemem.codegen.checks.lint import lint_source
+from codemem.codegen.checks.pycheck import check_parse
+from codemem.codegen.checks.pytest_runner import run_tests
+from codemem.codegen.checks.validate import validate_draft
+from codemem.codegen.loop.state import LoopConfig
 from codemem.codegen.sandbox.api import run_in_sandbox
-from codemem.codegen.validate import validate_draft
 from codemem.memory import (
     CODE_MEMORY_DEFAULTS,
     MEMORY_DEFAULTS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from codemem.codegen.metacode import MetaCode
+from codemem.codegen.metacode.model import MetaCode
 
 
 def slug_dict(**changes) -> dict:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from codemem.codegen.validate import select_related_tests, validate_draft
+from codemem.codegen.checks.validate import select_related_tests, validate_draft
 from codemem.memory.commits.index import CommitIndex
 from codemem.memory.scratchpad import Scratchpad
 

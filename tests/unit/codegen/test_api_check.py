@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.api_check import check_library_calls
-from codemem.codegen.validate import validate_draft
+from codemem.codegen.checks.api_check import check_library_calls
+from codemem.codegen.checks.validate import validate_draft
 from codemem.memory.sources.api_lookup import ApiTable
 
 from ..memory.sources.library import TEXTKIT_V1, facts_of

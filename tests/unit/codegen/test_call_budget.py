@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from codemem.codegen.extended import ExtendedConfig
-from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.loop.draft_loop import Committed, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.loop.extended import ExtendedConfig
 
 from ...fakes import ScriptedLLM
 from .helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity, slug_meta

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.callsites import check_call_sites
-from codemem.codegen.validate import validate_draft
+from codemem.codegen.checks.callsites import check_call_sites
+from codemem.codegen.checks.validate import validate_draft
 
 HTTP = "def fetch(url, timeout, *, retries=3):\n    return url\n\n\ndef head(url):\n" \
        "    return fetch(url, 1)\n"

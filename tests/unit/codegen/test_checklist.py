@@ -22,10 +22,10 @@ from codemem.bench.invariance_bench import (
     measure,
     variants,
 )
-from codemem.codegen.commands import Command, detect_command
-from codemem.codegen.intent import Intent, KnownNames, detect_intent
+from codemem.codegen.reading.commands import Command, detect_command
+from codemem.codegen.reading.intent import Intent, KnownNames, detect_intent
+from codemem.codegen.reading.utterance import read_utterance
 from codemem.codegen.refactor.request import MoveRequest, RenameRequest, read_structural
-from codemem.codegen.utterance import read_utterance
 
 KINDS = ("commands", "renames", "moves", "code requests", "questions")
 INDEX = KnownNames(INDEX_NAMES)

@@ -8,8 +8,8 @@ import pathlib
 
 import pytest
 
-from codemem.codegen.commands import Command, Found, claimed, detect_command
-from codemem.codegen.intent import Intent, detect_intent
+from codemem.codegen.reading.commands import Command, Found, claimed, detect_command
+from codemem.codegen.reading.intent import Intent, detect_intent
 
 DATA = pathlib.Path(__file__).parent / "data"
 CLAIMS = json.loads((DATA / "command_corpus.json").read_text(encoding="utf-8"))

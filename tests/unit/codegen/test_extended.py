@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from codemem.codegen.extended import ExtendedConfig, PerfMetrics, compare_perf
-from codemem.codegen.loop import Committed, GaveUp, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.loop.draft_loop import Committed, GaveUp, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.loop.extended import ExtendedConfig, PerfMetrics, compare_perf
 
 from ...fakes import FunctionLLM
 from .helpers_codegen import GOOD_SLUG, entity, slug_meta

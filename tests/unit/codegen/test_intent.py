@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codemem.bench.intent_bench import FROZEN, evaluate, load, split_digest, split_items
-from codemem.codegen.intent import (
+from codemem.codegen.reading.intent import (
     Intent,
     KnownNames,
     RequestDetails,
@@ -14,7 +14,7 @@ from codemem.codegen.intent import (
     parse_tie_break,
     tie_break_prompt,
 )
-from codemem.codegen.intent_signals import candidate_names
+from codemem.codegen.reading.signals import candidate_names
 
 DATA = load()
 CORPUS = DATA["items"]

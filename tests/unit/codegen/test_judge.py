@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from codemem.codegen.judge import judge_draft, parse_verdict
+from codemem.codegen.checks.judge import judge_draft, parse_verdict
 from codemem.codegen.report import CheckResult, ValidationReport
 
 from ...fakes import ScriptedLLM

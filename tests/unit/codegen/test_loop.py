@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import threading
 
-from codemem.codegen.loop import (
+from codemem.codegen.loop.draft_loop import (
     Committed,
     GaveUp,
     LoopConfig,

@@ -7,7 +7,7 @@ reading of the made-up ``textkit``; only the LLM is scripted.
 
 from __future__ import annotations
 
-from codemem.codegen.loop import Committed, LoopDeps, run_draft_loop
+from codemem.codegen.loop.draft_loop import Committed, LoopDeps, run_draft_loop
 from codemem.codegen.ports import API_REFERENCE, ContextSnippet
 
 from ...fakes import ScriptedLLM

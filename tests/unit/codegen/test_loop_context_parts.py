@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemem.codegen.loop_context import _history, _safe
-from codemem.codegen.metacode_reply import IOItem, _example_from_text
+from codemem.codegen.loop.context import _history, _safe
+from codemem.codegen.metacode.reply import IOItem, _example_from_text
 from codemem.memory.commits.index import CommitIndex
 
 

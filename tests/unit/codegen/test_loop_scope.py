@@ -7,8 +7,8 @@ scripted, and every test checks what the LLM was told.
 from __future__ import annotations
 
 from codemem.codegen.diffs import file_diffs, render_diffs
-from codemem.codegen.loop import Committed, GaveUp, LoopConfig, LoopDeps, run_draft_loop
-from codemem.codegen.metacode import MetaCode
+from codemem.codegen.loop.draft_loop import Committed, GaveUp, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.metacode.model import MetaCode
 
 from ...fakes import FunctionLLM, ScriptedLLM
 from .helpers_codegen import entity

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from codemem.codegen.loop_state import LoopConfig, LoopDeps, RunState
+from codemem.codegen.checks.validate import select_related_tests, validate_draft
+from codemem.codegen.loop.state import LoopConfig, LoopDeps, RunState
 from codemem.codegen.sandbox.api import run_in_sandbox
-from codemem.codegen.validate import select_related_tests, validate_draft
 
 from ...fakes import ScriptedLLM
 from .helpers_codegen import slug_meta

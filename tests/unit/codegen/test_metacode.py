@@ -7,9 +7,10 @@ import json
 import pytest
 
 from codemem.codegen.errors import MetaCodeInvalid
-from codemem.codegen.metacode import MetaCode, generate_metacode
+from codemem.codegen.metacode.generate import generate_metacode
+from codemem.codegen.metacode.model import MetaCode
+from codemem.codegen.metacode.testgen import example_tests, render_example_tests
 from codemem.codegen.ports import ContextSnippet
-from codemem.codegen.testgen import example_tests, render_example_tests
 
 from ...fakes import ScriptedLLM
 from .helpers_codegen import as_json, slug_dict, slug_meta

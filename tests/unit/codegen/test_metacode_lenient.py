@@ -10,8 +10,8 @@ import json
 import pytest
 
 from codemem.codegen.errors import MetaCodeInvalid
-from codemem.codegen.metacode import generate_metacode, read_metacode
-from codemem.codegen.scope import DEFAULT_WHY
+from codemem.codegen.metacode.generate import generate_metacode, read_metacode
+from codemem.codegen.metacode.scope import DEFAULT_WHY
 
 from ...fakes import ScriptedLLM
 from .test_scope import FETCH, IMPACT

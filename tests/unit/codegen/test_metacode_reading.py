@@ -7,8 +7,8 @@ import json
 import pytest
 
 from codemem.codegen.errors import MetaCodeInvalid
-from codemem.codegen.example_types import reconcile_examples
-from codemem.codegen.metacode import generate_metacode, parse_json_object
+from codemem.codegen.metacode.examples import reconcile_examples
+from codemem.codegen.metacode.generate import generate_metacode, parse_json_object
 
 from ...fakes import ScriptedLLM
 from .helpers_codegen import as_json, slug_dict, slug_meta

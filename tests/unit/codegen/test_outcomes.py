@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from codemem.codegen.outcomes import DraftOutcome, commit_verdict, is_baseline
+from codemem.codegen.loop.outcomes import DraftOutcome, commit_verdict, is_baseline
 from codemem.codegen.report import (
     ENV_ERROR,
     FAILED,
@@ -73,7 +73,7 @@ def test_report_reads_statuses_not_strings() -> None:
 
 
 def test_loop_status_notes_are_plain_strings_of_the_vocabulary():
-    from codemem.codegen.outcomes import LoopStatus
+    from codemem.codegen.loop.outcomes import LoopStatus
 
     assert [s.value for s in LoopStatus] == ["running", "committed", "gave_up", "interrupted"]
     assert str(LoopStatus.GAVE_UP) == "gave_up" and LoopStatus("committed") is LoopStatus.COMMITTED
@@ -82,7 +82,7 @@ def test_loop_status_notes_are_plain_strings_of_the_vocabulary():
 def test_every_codegen_word_list_prints_as_its_word():
     """Reports, notes and commit names show the plain word on every Python (3.12 changed
     ``str()`` of ``str`` enums): the override lives once, in ``codegen.vocabulary``."""
-    from codemem.codegen.outcomes import DraftOutcome, LoopStatus
+    from codemem.codegen.loop.outcomes import DraftOutcome, LoopStatus
     from codemem.codegen.report import CheckStatus
     from codemem.codegen.sandbox.run import RunStatus
     from codemem.codegen.vocabulary import Vocabulary

@@ -9,7 +9,7 @@ import pytest
 
 from codemem.codegen import CodegenPhase as ExportedPhase
 from codemem.codegen.errors import IllegalTransition
-from codemem.codegen.phases import TRANSITIONS, CodegenPhase, PhaseMachine, allowed_targets
+from codemem.codegen.loop.phases import TRANSITIONS, CodegenPhase, PhaseMachine, allowed_targets
 
 P = CodegenPhase
 
@@ -114,7 +114,7 @@ def test_phase_values_are_plain_strings_for_the_working_memory():
      (P.DRAFTING, P.DONE, [P.VALIDATING, P.COMMITTED, P.DONE])],
 )
 def test_path_to_follows_legal_moves_only(start, target, expected):
-    from codemem.codegen.phases import path_to
+    from codemem.codegen.loop.phases import path_to
 
     assert path_to(start, target) == expected
     m = PhaseMachine(start)
@@ -123,7 +123,7 @@ def test_path_to_follows_legal_moves_only(start, target, expected):
 
 
 def test_unreachable_targets_raise(monkeypatch):
-    from codemem.codegen import phases
+    from codemem.codegen.loop import phases
 
     table = dict(phases.TRANSITIONS)
     table[P.DONE] = frozenset()

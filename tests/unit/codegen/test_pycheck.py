@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemem.codegen.pycheck import check_parse, check_signature, find_definition, param_names
+from codemem.codegen.checks.pycheck import (
+    check_parse,
+    check_signature,
+    find_definition,
+    param_names,
+)
 from codemem.codegen.report import FAILED, PASSED
 
 CODE = ("class K:\n    def run(self, a, *rest, key=1, **kw):\n        pass\n\n"

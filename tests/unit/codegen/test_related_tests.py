@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from codemem.codegen.related_tests import imported_modules, needed_files, select_related_tests
+from codemem.codegen.checks.related_tests import (
+    imported_modules,
+    needed_files,
+    select_related_tests,
+)
 
 REPO = {
     "pkg/__init__.py": "",

@@ -4,8 +4,8 @@ parser follows (dynamic access, an exact string, ``__all__``, a star import) is 
 
 from __future__ import annotations
 
-from codemem.codegen.renamed_uses import check_removed_names, dynamic_uses, removed_names
-from codemem.codegen.validate import validate_draft
+from codemem.codegen.checks.renamed_uses import check_removed_names, dynamic_uses, removed_names
+from codemem.codegen.checks.validate import validate_draft
 
 BASE = {
     "net/__init__.py": '__all__ = ["fetch"]\nfrom .http import fetch\n',

@@ -2,8 +2,8 @@
 
 import pytest
 
-from codemem.codegen.intent import KnownNames, detect_intent
-from codemem.codegen.replies import (
+from codemem.codegen.reading.intent import KnownNames, detect_intent
+from codemem.codegen.reading.replies import (
     Aside,
     ReplyIntent,
     classify_reply,

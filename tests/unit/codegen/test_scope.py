@@ -7,8 +7,9 @@ import json
 import pytest
 
 from codemem.codegen.errors import MetaCodeInvalid
-from codemem.codegen.metacode import MetaCode, ScopeItem, generate_metacode, read_metacode
-from codemem.codegen.scope import scope_from_impact
+from codemem.codegen.metacode.generate import ScopeItem, generate_metacode, read_metacode
+from codemem.codegen.metacode.model import MetaCode
+from codemem.codegen.metacode.scope import scope_from_impact
 from codemem.memory.codeindex.impact import Impact, ImpactSite
 
 from ...fakes import ScriptedLLM

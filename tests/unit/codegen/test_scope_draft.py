@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from codemem.codegen.checks.validate import select_related_tests
 from codemem.codegen.diffs import file_diffs, render_diffs
-from codemem.codegen.metacode import MetaCode
-from codemem.codegen.scope_draft import (
+from codemem.codegen.loop.scope_draft import (
     baseline_files,
     change_paths,
     checked_paths,
@@ -12,7 +12,7 @@ from codemem.codegen.scope_draft import (
     related_tests,
     scope_code,
 )
-from codemem.codegen.validate import select_related_tests
+from codemem.codegen.metacode.model import MetaCode
 
 SOURCE = ("import functools\n\n\n@functools.cache\ndef top(x):\n    return x\n\n\n"
           "class Box:\n    @property\n    def size(self):\n        return 1\n")

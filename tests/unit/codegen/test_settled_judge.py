@@ -7,10 +7,10 @@ citation of something that did not run, or tests that were skipped, and the judg
 
 from __future__ import annotations
 
-from codemem.codegen.judge import settled_verdict
-from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.checks.judge import settled_verdict
+from codemem.codegen.loop.draft_loop import Committed, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.metacode.testgen import check_coverage
 from codemem.codegen.report import FAILED, PASSED, SKIPPED, CheckResult, ValidationReport
-from codemem.codegen.testgen import check_coverage
 
 from ...fakes import ScriptedLLM
 from .helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity, slug_meta

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.target_link import target_words
+from codemem.codegen.reading.target_link import target_words
 
 TARGETS = [
     ("add a timeout parameter to fetch and pass it from every caller (default 10 seconds)",

@@ -6,12 +6,12 @@ import os
 
 import pytest
 
-from codemem.codegen import lint
-from codemem.codegen.pytest_runner import parse_junit
+from codemem.codegen.checks import lint
+from codemem.codegen.checks.pytest_runner import parse_junit
+from codemem.codegen.checks.validate import UnknownCheck, validate_draft
+from codemem.codegen.metacode.testgen import example_tests
 from codemem.codegen.report import FEEDBACK_LIMIT, CheckResult, ValidationReport
 from codemem.codegen.sandbox.api import run_in_sandbox
-from codemem.codegen.testgen import example_tests
-from codemem.codegen.validate import UnknownCheck, validate_draft
 
 from .helpers_codegen import GOOD_SLUG, WRONG_SLUG, slug_meta
 

@@ -16,7 +16,7 @@ import pytest
 from codemem.app import entry
 from codemem.app.drafting import history
 from codemem.app.host import llm_port
-from codemem.codegen.phases import CodegenPhase
+from codemem.codegen.loop.phases import CodegenPhase
 
 from ...fakes import FunctionLLM, answer_scoring
 from ..codegen.helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity, slug_dict

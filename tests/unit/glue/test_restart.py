@@ -17,7 +17,7 @@ from codemem.app.host import llm_port
 from codemem.app.host.lifecycle import Lifecycle, ShuttingDown, call_abandonably
 from codemem.app.process import GENERATION
 from codemem.app.projects.registry import Registry
-from codemem.codegen.phases import CodegenPhase
+from codemem.codegen.loop.phases import CodegenPhase
 
 from ...fakes import FunctionLLM
 from ..codegen.helpers_codegen import GOOD_SLUG, WRONG_SLUG, entity

@@ -16,7 +16,7 @@ from codemem.app import entry
 from codemem.app.drafting.state import STATE_KEY, SessionState, read_state
 from codemem.app.host import environment
 from codemem.app.host.settings_model import PluginSettings
-from codemem.codegen.phases import CodegenPhase
+from codemem.codegen.loop.phases import CodegenPhase
 
 from .glue_support import WorkingMemoryStandIn, say, state_of
 

@@ -21,8 +21,8 @@ from codemem.app.host.settings_model import CatMemory
 from codemem.app.process import GENERATION
 from codemem.app.projects import associative, lookup
 from codemem.app.projects.workspace import Turn
-from codemem.codegen.commands import Command, Found, detect_command
-from codemem.codegen.loop import Committed, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.loop.draft_loop import Committed, LoopConfig, LoopDeps, run_draft_loop
+from codemem.codegen.reading.commands import Command, Found, detect_command
 from codemem.memory.scratchpad import Scratchpad
 
 from ...fakes import FunctionLLM, answer_scoring

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.metacode_reply import MetaCodeReply
+from codemem.codegen.metacode.reply import MetaCodeReply
 from codemem.llm.bounds import (
     CallOptions,
     TimeBudget,

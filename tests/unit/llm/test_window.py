@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.metacode import generate_metacode
+from codemem.codegen.metacode.generate import generate_metacode
 from codemem.codegen.prompts import render
 from codemem.codegen.reply_models import judge_spec
 from codemem.llm.bounds import COMPLETION_TOKENS, CallOptions, estimate_tokens

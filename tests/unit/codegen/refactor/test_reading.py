@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.metacode import MetaCode
+from codemem.codegen.metacode.model import MetaCode
 from codemem.codegen.refactor.reading import rename_reading
 from codemem.codegen.refactor.request import RenameRequest
 

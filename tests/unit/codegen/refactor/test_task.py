@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from codemem.codegen.diffs import file_diffs
-from codemem.codegen.loop import Committed, GaveUp, LoopDeps
+from codemem.codegen.loop.draft_loop import Committed, GaveUp, LoopDeps
+from codemem.codegen.loop.prepared import run_structural
 from codemem.codegen.refactor.edits import Refused
 from codemem.codegen.refactor.request import MoveRequest, RenameRequest
-from codemem.codegen.refactor.task import run_structural
 
 from ....fakes import ScriptedLLM
 from ..loop_support import TASK, notes, real_or_interim, store  # noqa: F401

@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 from codemem.codegen import SandboxPolicy
-from codemem.codegen.pytest_runner import run_tests
+from codemem.codegen.checks.pytest_runner import run_tests
 from codemem.codegen.sandbox.api import run_in_sandbox, sandbox_capabilities
 from codemem.codegen.sandbox.env import blocked_ancestors
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from codemem.codegen.intent_words import (
+from codemem.codegen.reading.words import (
     IMPERATIVE_VERBS,
     INFORMATION_VERBS,
     REQUEST_VERBS,

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
-from .intent_details import RequestDetails
-from .intent_frames import (
+from .details import RequestDetails
+from .frames import (
     CAUSATIVE_PHRASES,
     CODE_QUESTION_STEMS,
     COMPARE_PHRASES,
@@ -33,7 +33,7 @@ from .intent_frames import (
     TECH_PHRASES,
     WALK_PHRASES,
 )
-from .intent_text import (
+from .text import (
     CALL_RE,
     NAME_RE,
     PATH_RE,
@@ -44,7 +44,8 @@ from .intent_text import (
     padded,
     words,
 )
-from .intent_words import (
+from .utterance_words import ASKS
+from .words import (
     CODE_NOUN_PHRASES,
     CODE_NOUNS,
     DETERMINERS,
@@ -55,7 +56,6 @@ from .intent_words import (
     REQUEST_VERBS,
     TECH_WORDS,
 )
-from .utterance_words import ASKS
 
 
 class CodeSign(IntEnum):

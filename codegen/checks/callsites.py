@@ -20,8 +20,8 @@ import ast
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .related_tests import module_of
-from .report import FAILED, CheckResult
+from ..module_names import module_of
+from ..report import FAILED, CheckResult
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import Any
 
-from .errors import IllegalTransition
+from ..errors import IllegalTransition
 
 #: Transitions remembered per task (oldest dropped) to keep the working memory small.
 MAX_HISTORY = 100

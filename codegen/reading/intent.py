@@ -24,9 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from .intent_details import RequestDetails, extract_details
-from .intent_frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO, OUR_SYSTEM
-from .intent_signals import (
+from ..prompts import data_block, render
+from .details import RequestDetails, extract_details
+from .frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO, OUR_SYSTEM
+from .known_code import KnownCode, KnownNames, is_file_name
+from .signals import (
     CodeSign,
     Sentence,
     asks_about_code,
@@ -38,11 +40,9 @@ from .intent_signals import (
     read,
     used_as_names,
 )
-from .intent_text import THINK_RE, find_phrase, words
-from .intent_words import INFORMATION_VERBS
-from .known_code import KnownCode, KnownNames, is_file_name
-from .prompts import data_block, render
+from .text import THINK_RE, find_phrase, words
 from .utterance import read_utterance
+from .words import INFORMATION_VERBS
 
 __all__ = ["Detection", "Intent", "KnownCode", "KnownNames", "RequestDetails", "detect_intent",
            "extract_details", "parse_tie_break", "tie_break_prompt"]

@@ -21,17 +21,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from .edits.api import Applied, apply_reply
+from ..checks.judge import JudgeVerdict, judge_draft, settled_verdict
+from ..edits.api import Applied, apply_reply
+from ..metacode.model import MetaCode
+from ..metacode.testgen import example_tests
+from ..prompts import data_block, draft_blocks, render
+from ..report import FAILED, CheckResult, ValidationReport
+from .context import LoadedContext, load_context
 from .extended import ExtendedDeps, ExtendedResult, Revised, run_extended
-from .judge import JudgeVerdict, judge_draft, settled_verdict
-from .loop_context import LoadedContext, load_context
-from .loop_state import LoopConfig, LoopDeps, LoopStats, ProgressEvent, RunState
-from .metacode import MetaCode
 from .outcomes import DraftOutcome, LoopStatus, commit_verdict, is_baseline
-from .prompts import data_block, draft_blocks, render
-from .report import FAILED, CheckResult, ValidationReport
 from .scope_draft import baseline_files, change_paths, checked_paths, related_tests, scope_code
-from .testgen import example_tests
+from .state import LoopConfig, LoopDeps, LoopStats, ProgressEvent, RunState
 
 #: How the loop names a draft's commit; the number is what the user sees and rolls back to.
 DRAFT_NAME = re.compile(r"draft (\d+):")

@@ -15,11 +15,11 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import field_validator
 
-from ..llm.bounds import COMPLETION_TOKENS
-from ..llm.coerce import as_text_list, squash
-from ..llm.reader import ReplySpec, model_spec
-from ..llm.schema import ReplyModel
-from .ports import ImpactReport
+from ...llm.bounds import COMPLETION_TOKENS
+from ...llm.coerce import as_text_list, squash
+from ...llm.reader import ReplySpec, model_spec
+from ...llm.schema import ReplyModel
+from ..ports import ImpactReport
 from .scope import default_why
 
 

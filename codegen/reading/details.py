@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .intent_text import (
+from .text import (
     BACKTICK_RE,
     CALL_RE,
     IDENT_RE,
@@ -20,7 +20,7 @@ from .intent_text import (
     fuzzy,
     words,
 )
-from .intent_words import (
+from .words import (
     CODE_FOR_NOUNS,
     CODE_NOUNS,
     DEFINITE,

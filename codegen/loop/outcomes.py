@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .vocabulary import Vocabulary
+from ..vocabulary import Vocabulary
 
 
 class DraftOutcome(Vocabulary):

@@ -1,9 +1,10 @@
-"""Meta-code: the typed, validated goal of a code-generation task (the loop's goal definition).
+"""The meta-code model: the typed, validated goal of a code-generation task.
 
-The model produces it as JSON; we validate it strictly and re-ask with the exact errors, because
-every later step (prompts, generated tests, the signature check, the judge) trusts its fields.
-Examples are DATA: a call expression (parsed, never executed here) and a JSON-safe expected value
-or an exception name; only the sandbox ever evaluates them (see ``testgen``).
+Every later step (prompts, generated tests, the signature check, the judge) trusts its fields, so
+the model checks them strictly (the shape of the data field by field, then ``problems``) and
+names every fault, for the re-ask. Examples are DATA: a call expression (parsed, never executed
+here) and a JSON-safe expected value or an exception name; only the sandbox ever evaluates them
+(see ``testgen``). ``generate`` asks the model for one.
 """
 
 from __future__ import annotations
@@ -11,19 +12,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ..llm.errors import ReplyRefused
-from ..llm.reader import ReplySpec, read_reply
-from ..llm.retry import ask
-from .edits.api import path_problem
-from .errors import MetaCodeInvalid
-from .example_types import reconcile_examples
-from .metacode_reply import metacode_spec
-from .ports import ImpactReport
-from .prompts import data_block, data_blocks, render
+from ..edits.api import path_problem
+from ..errors import MetaCodeInvalid
 from .scope import ScopeItem
 from .scope import from_data as scope_from_data
 from .scope import markdown as scope_markdown
@@ -224,64 +218,6 @@ class MetaCode:
 
 # -- generation -----------------------------------------------------------------------------
 
-def generate_metacode(request: str, *, llm: Callable[[str], str],
-                      context: Sequence[Any] = (), max_attempts: int = 3,
-                      impact: ImpactReport | None = None) -> MetaCode:
-    """Ask the LLM for meta-code; re-ask with the exact errors; MetaCodeInvalid after the budget.
-
-    ``context`` holds ``ContextSnippet``-like objects (``source``, ``title``, ``text``). The
-    answer is read by the ``llm`` layer; example values are then fitted to the signature's
-    return annotation (``example_types``). ``impact`` (what the index says uses the target)
-    makes the prompt show its summary and ask for the ``scope``: the callers the change must
-    edit too. Without one, or when nothing uses the target, the prompt is the single-entity
-    one; either way one call per attempt.
-    """
-    blocks = [("context", f"{s.source} {s.title}".strip(), s.text) for s in context]
-    values = {"request": data_block("request", "user", request), "context": data_blocks(blocks)}
-    if impact is not None and impact.sites:
-        values["impact"] = data_block("impact", f"index:{impact.path}::{impact.symbol}",
-                                      impact.render())
-    original = render("metacode_scope" if "impact" in values else "metacode", **values)
-
-    def retry(refusal: str, previous: str, first: str) -> str:
-        return render("metacode_retry", previous=data_block("previous_answer", "llm", previous),
-                      errors=refusal, original=first)
-
-    asked = ask(llm, original, metacode_spec(_build, impact), attempts=max(1, max_attempts),
-                retry=retry)
-    if asked.value is None:
-        raise MetaCodeInvalid(f"meta-code still invalid after {asked.calls} attempt(s): "
-                              f"{asked.refusal}")
-    return asked.value
-
-
-def _build(data: dict[str, Any]) -> MetaCode:
-    return MetaCode.from_dict(reconcile_examples(data))
-
-
-def read_metacode(reply: str) -> MetaCode:
-    """The meta-code in one reply, read exactly as ``generate_metacode`` reads it (no LLM);
-    ``ReplyRefused`` (a ValueError) with the message the retry prompt would quote."""
-    return read_reply(reply, metacode_spec(_build))
-
-
-def parse_json_object(reply: str) -> dict[str, Any]:
-    """The one JSON object in a reply (bare or fenced, reasoning stripped); MetaCodeInvalid
-    with the reader's words when there is none."""
-    try:
-        value = read_reply(reply, _ANY_OBJECT)
-    except ReplyRefused as err:
-        raise MetaCodeInvalid(str(err)) from None
-    if not isinstance(value, dict):
-        raise MetaCodeInvalid("answer must be a JSON object")
-    return value
-
-
-_ANY_OBJECT: ReplySpec[Any] = ReplySpec("a JSON object", lambda value, ctx: value, frozenset(),
-                                        truncatable=frozenset())
-
-
-# -- helpers --------------------------------------------------------------------------------
 
 _REQUIRED = ("target_path", "symbol", "kind", "behaviour")
 _STR_FIELDS = ("target_path", "symbol", "kind", "signature", "behaviour")
@@ -431,7 +367,3 @@ def _md_list(title: str, items: list[str]) -> list[str]:
 
 def _join(errors: list[str]) -> str:
     return "; ".join(errors)
-
-
-__all__ = ["KINDS", "Example", "IOSpec", "MetaCode", "ScopeItem", "generate_metacode",
-           "parse_json_object", "read_metacode"]

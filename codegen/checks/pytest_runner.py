@@ -12,12 +12,12 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
-from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
-from .ports import SandboxRun
-from .report import ENV_ERROR, FAILED, PASSED, SKIPPED, CheckResult
-from .sandbox.api import run_in_sandbox
-from .sandbox.protect import SandboxPolicy
-from .sandbox.run import RunStatus, SandboxResult
+from ..defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
+from ..ports import SandboxRun
+from ..report import ENV_ERROR, FAILED, PASSED, SKIPPED, CheckResult
+from ..sandbox.api import run_in_sandbox
+from ..sandbox.protect import SandboxPolicy
+from ..sandbox.run import RunStatus, SandboxResult
 
 JUNIT = ".codemem-junit.xml"
 #: At most this many per-test results; the rest of the passing tests are summarised.

@@ -13,6 +13,8 @@ import posixpath
 import re
 from collections.abc import Mapping
 
+from ..module_names import module_of
+
 CONFIG_FILES = ("pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py")
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+([.\w]+)\s+import\s+([\w\s,().*]+)|import\s+([\w\s.,]+))",
                           re.M)
@@ -21,17 +23,6 @@ _IMPORT_LINE = re.compile(r"^\s*(?:from\s+([.\w]+)\s+import\s+([\w\s,().*]+)|imp
 def is_test_file(path: str) -> bool:
     name = posixpath.basename(path)
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-
-
-def module_of(path: str) -> str:
-    """``pkg/mod.py`` -> ``pkg.mod``; ``pkg/__init__.py`` -> ``pkg`` (``src/`` is a root)."""
-    stem = path[:-3] if path.endswith(".py") else path
-    if stem.startswith("src/"):
-        stem = stem[4:]
-    parts = stem.split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
 
 
 def imported_modules(source: str, path: str) -> set[str]:

@@ -15,9 +15,9 @@ import subprocess
 import sys
 from typing import Any
 
-from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
+from ..defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
+from ..report import FAILED, PASSED, SKIPPED, CheckResult
 from .pycheck import version_tuple
-from .report import FAILED, PASSED, SKIPPED, CheckResult
 
 SELECT = "E9,F63,F7,F82"
 _SYNTAX_CODES = (None, "E999", "invalid-syntax", "syntax-error")

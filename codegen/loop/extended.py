@@ -21,17 +21,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..llm.errors import ReplyRefused
-from ..llm.reader import read_reply
-from ..llm.retry import ask
-from .edits.entity import add_docstring
-from .metacode import MetaCode
+from ...llm.errors import ReplyRefused
+from ...llm.reader import read_reply
+from ...llm.retry import ask
+from ..edits.entity import add_docstring
+from ..metacode.model import MetaCode
+from ..ports import DraftStore, JsonObject, SandboxRun
+from ..prompts import data_block, draft_blocks, render
+from ..reply_models import docs_spec, review_docs_spec, review_spec
+from ..report import FAILED, SKIPPED, CheckResult, ValidationReport
+from ..sandbox.protect import SandboxPolicy
 from .outcomes import DraftOutcome, commit_verdict
-from .ports import DraftStore, JsonObject, SandboxRun
-from .prompts import data_block, draft_blocks, render
-from .reply_models import docs_spec, review_docs_spec, review_spec
-from .report import FAILED, SKIPPED, CheckResult, ValidationReport
-from .sandbox.protect import SandboxPolicy
 
 
 @dataclass(frozen=True)

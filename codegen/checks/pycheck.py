@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
-from .report import FAILED, PASSED, CheckResult
+from ..defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
+from ..report import FAILED, PASSED, CheckResult
 
 #: Deeper bracket nesting than this is refused before libcst sees it (it segfaults near 10k).
 MAX_NESTING = 200

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from .refactor.edits import StringUses, from_module, parse, word
-from .related_tests import module_of
-from .report import FAILED, CheckResult
+from ..module_names import module_of
+from ..refactor.edits import StringUses, from_module, parse, word
+from ..report import FAILED, CheckResult
 
 #: Places named per removed name (a longer list is cut, saying how many more).
 MAX_PLACES = 12

@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from .metacode import MetaCode
+from ..metacode.model import MetaCode
+from ..ports import API_REFERENCE, ContextSnippet, ContextSource, DraftStore, EpisodeRecord
+from ..prompts import data_blocks
 from .outcomes import is_baseline
-from .ports import API_REFERENCE, ContextSnippet, ContextSource, DraftStore, EpisodeRecord
-from .prompts import data_blocks
 
 log = logging.getLogger(__name__)
 

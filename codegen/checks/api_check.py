@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .ports import ApiAnswer, ApiFacts, ApiParam
-from .report import FAILED, PASSED, SKIPPED, CheckResult
+from ..ports import ApiAnswer, ApiFacts, ApiParam
+from ..report import FAILED, PASSED, SKIPPED, CheckResult
 
 CHECK = "api"
 #: Failures reported per draft at most (the feedback must stay short).

@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..llm.completer import Metered
-from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
-from .extended import ExtendedConfig
-from .metacode import MetaCode
-from .ports import (
+from ...llm.completer import Metered
+from ..checks.validate import select_related_tests, validate_draft
+from ..defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
+from ..metacode.model import MetaCode
+from ..ports import (
     ApiFacts,
     Completer,
     ContextSource,
@@ -32,11 +32,11 @@ from .ports import (
     TestSelector,
     Validator,
 )
-from .report import ValidationReport
-from .sandbox.api import run_in_sandbox
-from .sandbox.protect import SandboxPolicy
+from ..report import ValidationReport
+from ..sandbox.api import run_in_sandbox
+from ..sandbox.protect import SandboxPolicy
+from .extended import ExtendedConfig
 from .scope_draft import SCOPE_BUDGET
-from .validate import select_related_tests, validate_draft
 
 
 @dataclass(frozen=True)

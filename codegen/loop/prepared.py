@@ -13,14 +13,14 @@ import ast
 import copy
 from collections.abc import Callable, Mapping
 
-from ..loop import Outcome, run_prepared_draft
-from ..loop_state import LoopConfig, LoopDeps, ProgressEvent
-from ..metacode import MetaCode
-from ..related_tests import module_of
-from .edits import Refused, Renamed
-from .move import move_symbol
-from .rename import rename_symbol
-from .request import MoveRequest, RenameRequest
+from ..metacode.model import MetaCode
+from ..module_names import module_of
+from ..refactor.edits import Refused, Renamed
+from ..refactor.move import move_symbol
+from ..refactor.rename import rename_symbol
+from ..refactor.request import MoveRequest, RenameRequest
+from .draft_loop import Outcome, run_prepared_draft
+from .state import LoopConfig, LoopDeps, ProgressEvent
 
 Request = RenameRequest | MoveRequest
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from .intent_text import IDENT_RE, PATH_RE, fold
-from .intent_words import (
+from .text import IDENT_RE, PATH_RE, fold
+from .words import (
     DEFINITE,
     DETERMINERS,
     IMPERATIVE_VERBS,

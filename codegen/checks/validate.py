@@ -14,19 +14,20 @@ from collections.abc import Collection, Mapping, Sequence
 
 import libcst as cst
 
+from ..defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
+from ..errors import CodegenError
+from ..module_names import module_of
+from ..ports import ApiFacts
+from ..report import CHECK_ORDER, FAILED, SKIPPED, CheckResult, ValidationReport
+from ..sandbox.api import run_in_sandbox
+from ..sandbox.protect import SandboxPolicy
 from .api_check import check_library_calls
 from .callsites import check_call_sites
-from .defaults import DRAFT_RUN_DEFAULTS as DEFAULTS
-from .errors import CodegenError
 from .lint import lint_source
-from .ports import ApiFacts
 from .pycheck import check_parse, check_signature
 from .pytest_runner import SandboxFn, run_tests
-from .related_tests import is_test_file, module_of, needed_files, select_related_tests
+from .related_tests import is_test_file, needed_files, select_related_tests
 from .renamed_uses import check_removed_names
-from .report import CHECK_ORDER, FAILED, SKIPPED, CheckResult, ValidationReport
-from .sandbox.api import run_in_sandbox
-from .sandbox.protect import SandboxPolicy
 
 ALL_CHECKS = frozenset({"parse", "signature", "api", "lint", "tests"})
 

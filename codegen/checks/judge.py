@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..llm.errors import ReplyRefused
-from ..llm.reader import read_reply
-from ..llm.retry import ask
-from .metacode import MetaCode
-from .prompts import data_block, draft_blocks, render
-from .reply_models import judge_spec
-from .report import FAILED, PASSED, SKIPPED, CheckResult, ValidationReport
-from .testgen import check_coverage
+from ...llm.errors import ReplyRefused
+from ...llm.reader import read_reply
+from ...llm.retry import ask
+from ..metacode.model import MetaCode
+from ..metacode.testgen import check_coverage
+from ..prompts import data_block, draft_blocks, render
+from ..reply_models import judge_spec
+from ..report import FAILED, PASSED, SKIPPED, CheckResult, ValidationReport
 
 
 @dataclass(frozen=True)

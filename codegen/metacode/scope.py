@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .edits.api import path_problem
-from .ports import ImpactReport
+from ..edits.api import path_problem
+from ..ports import ImpactReport
 
 #: Places a scope may list: beyond this a change is a refactoring of its own, not one request.
 MAX_SCOPE = 40
