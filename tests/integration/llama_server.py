@@ -90,6 +90,13 @@ class Call:
     def kind(self) -> str:
         return kind_of(self.prompt)
 
+    @property
+    def refused_format(self) -> bool:
+        """The server refused the request's answer format before generating anything: the
+        plugin's ``json_schema`` first try, which llama-cpp-python answers with HTTP 500 (the
+        plugin then falls back to a simpler format and remembers it, docs/model-calls.md)."""
+        return self.status >= 400 and self.response_format == "json_schema" \
+            and self.completion_tokens == 0
     def fits(self, n_ctx: int) -> bool:
         """The prompt and the completion it may write fit the window, and the server did not stop
         it because the window was full (a call without a limit may write until it is)."""
@@ -113,7 +120,7 @@ class Recorder:
     def count_tokens(self) -> None:
         """Fill the token counts of the calls that have none (see the module docstring)."""
         for call in self.since(0):
-            if call.status != 200 or call.prompt_tokens:
+            if call.prompt_tokens or (call.status != 200 and not call.refused_format):
                 continue
             echo = {"messages": call.request.get("messages"), "max_tokens": 1,
                     "stream": False, "temperature": 0}
