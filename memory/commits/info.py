@@ -42,6 +42,12 @@ class CommitInfo:
         """Whether the commit has ``verdict`` ("good": any good verdict), case ignored."""
         return self.good if verdict.lower() == "good" else self.verdict.lower() == verdict.lower()
 
+    @property
+    def short_id(self) -> str:
+        """The first 10 hex digits, enough to name a commit in a chat message (the draft diff's
+        heading)."""
+        return self.id[:10]
+
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON replies (tools, admin pages)."""
         data = {
