@@ -2,8 +2,9 @@
 
 "code memory status", "index my repository", the draft history's commands and the associative
 sources' ("add source ...", "list sources", "remove source ...") are recognised by
-``codegen.commands``; this module answers them. A command answers only where it means something
-(``codegen.commands.claimed``): for anyone else its words are an ordinary message.
+``codegen.reading.commands``; this module answers them. A command answers only where it means
+something (``codegen.reading.commands.claimed``): for anyone else its words are an ordinary
+message.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Routing a chat message: what the plugin answers itself, and what it leaves to the Cat.
 
 In order: an interrupted task is reported; a plugin command is answered (``commands``); a rename
-or a move is done by structure; otherwise a deterministic detector (``codegen.intent``, which
-asks the repository's index about the message's names in one lookup) decides whether the message
+or a move is done by structure; otherwise a deterministic detector (``codegen.reading.intent``,
+which asks the repository's index about the message's names in one lookup) decides whether the message
 is a code request (the request form starts, pre-filled, in the same turn), a question about the
 code (the plugin's retrieval goes into the answer's prompt) or anything else (the Cat answers as
 usual). Only a message the detector finds ambiguous costs one LLM call, and only with a
@@ -10,7 +10,7 @@ repository. While proposed meta-code waits, the message is a reply to it ("go", 
 correction) unless it asks for another target or is an aside (``codegen.reply_aside``): a
 command, a question about the code, ordinary chat or "apply" is answered as such, and the answer
 says that the proposal still waits. ``/code ...`` always starts a code request and ``/ask ...``
-always asks about the code (``codegen.utterance``).
+always asks about the code (``codegen.reading.utterance``).
 """
 
 from __future__ import annotations
