@@ -3,8 +3,8 @@
 The Cat's ``CatForm.next`` spends two LLM calls per turn (an exit check and a JSON extraction),
 even when the message already said everything. This step reads the message deterministically
 first (``codegen.reading.details.extract_details``: file, symbol, kind), asks for what is still
-missing, and only falls back to the Cat's LLM extraction for an answer it cannot read itself. "cancel"
-while the form asks is read as a reply word, not by the LLM.
+missing, and only falls back to the Cat's LLM extraction for an answer it cannot read itself.
+"cancel" while the form asks is read as a reply word, not by the LLM.
 
 The form is started by the plugin's routing (pre-filled, in the turn that made the request) or
 by the Cat's own tool selection (empty): both end up here.
