@@ -3,8 +3,8 @@
 In order: an interrupted task is reported; a plugin command is answered (``commands``); a rename
 or a move is done by structure; otherwise a deterministic detector (``codegen.reading.intent``,
 which asks the repository's index about the message's names in one lookup) decides whether the
-message is a code request (the request form starts, pre-filled, in the same turn), a question about the
-code (the plugin's retrieval goes into the answer's prompt) or anything else (the Cat answers as
+message is a code request (the request form starts, pre-filled, in the same turn), a question about
+the code (the plugin's retrieval goes into the answer's prompt) or anything else (the Cat answers as
 usual). Only a message the detector finds ambiguous costs one LLM call, and only with a
 repository. While proposed meta-code waits, the message is a reply to it ("go", "cancel", a
 correction) unless it asks for another target or is an aside (``codegen.reply_aside``): a

@@ -101,7 +101,8 @@ def _details(path: str, symbol: str, kind: str) -> RequestDetails:
 class IndexedNames:
     """The project's index as the intent detector asks it
     (``codegen.reading.known_code.KnownCode``): the entity names and the file list read once per
-    indexing run (from two indexes of the manifest, no entity row), so a message costs set lookups, not a query over every memory."""
+    indexing run (from two indexes of the manifest, no entity row), so a message costs set
+    lookups, not a query over every memory."""
 
     def __init__(self, open_project: Callable[[], Project | None]) -> None:
         #: Called at the first lookup only; ``None`` (or an unusable repository): no names.
