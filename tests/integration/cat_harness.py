@@ -27,10 +27,11 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .cat_doubles import LLMScript, LogCapture, cl100k_cached, make_fake_llm, offline_cl100k
+from .chat_session import ChatSession  # noqa: F401  (tests name cat_harness.ChatSession)
 from .declared import declared_glue  # noqa: F401  (tests call cat_harness.declared_glue)
 
 ENV_VAR = "CCAT_CORE_DIR"
@@ -110,60 +111,6 @@ def plugin_py_modules(plugin_dir_rel: str) -> list[str]:
 
 
 # -- the booted Cat -------------------------------------------------------------------------
-
-
-@dataclass
-class ChatSession:
-    """One user's open ``/ws`` socket."""
-
-    ws: Any
-    logs: LogCapture
-    frames: list = field(default_factory=list)
-
-    def next_frame(self, timeout: float = 120.0) -> dict | None:
-        """The next frame, or None after ``timeout`` seconds (the test client has no timeout)."""
-        import anyio
-
-        async def receive() -> Any:
-            with anyio.move_on_after(timeout):
-                return await self.ws._send_rx.receive()  # starlette 0.45 test client internals
-            return None
-
-        message = self.ws.portal.call(receive)
-        if message is None:
-            return None
-        assert message["type"] == "websocket.send", message
-        self.frames.append(json.loads(message["text"]))
-        return self.frames[-1]
-
-    def say(self, text: str, *, allow_errors: bool = False, timeout: float = 300.0) -> dict:
-        """Send a message; the final ``chat`` or ``error`` frame of the turn.
-
-        The Cat swallows exceptions of hooks, tools and forms (it logs them and answers
-        anyway), so unless ``allow_errors`` an ERROR logged during the turn fails here.
-        """
-        mark = len(self.logs.records)
-        self.ws.send_json({"text": text})
-        frame = self.wait_for(lambda f: f.get("type") in ("chat", "error"), timeout)
-        assert frame is not None, f"no chat/error frame for {text!r} in {timeout} s: " \
-            f"{self.frames[-5:]}"
-        errors = self.logs.errors_since(mark)
-        assert allow_errors or not errors, f"the turn {text!r} logged errors:\n" + \
-            "\n".join(errors)
-        return frame
-
-    def wait_for(self, matches: Callable[[dict], bool], timeout: float = 300.0) -> dict | None:
-        """The first frame (from now) that ``matches``; None when none came in ``timeout`` s."""
-        import time
-
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            frame = self.next_frame(left)
-            if frame is None:
-                return None
-            if matches(frame):
-                return frame
-        return None
 
 
 @dataclass
@@ -427,47 +374,3 @@ def wait_for_draft(run: CatRun, user: str, context: Any = "", timeout: float = 6
 
 
 # -- the no-git probe (runs in a subprocess whose PATH has no git) ----------------------------
-
-
-def path_without_git(path: str) -> str:
-    """``path`` minus every directory that holds a ``git`` executable."""
-    keep = [d for d in path.split(os.pathsep)
-            if d and not os.access(os.path.join(d, "git"), os.X_OK)]
-    return os.pathsep.join(keep)
-
-
-def no_git_probe(core: pathlib.Path, workdir: pathlib.Path) -> dict:
-    """Boot, toggle, chat once and ask the status tool, all without git; report what happened."""
-    report: dict[str, Any] = {"git_on_path": shutil.which("git"),
-                              "git_imported_before": "git" in sys.modules}
-    with booted_cat(core, workdir) as run:
-        report["active"] = run.plugin.active
-        report["load_errors"] = run.load_errors()
-        report["registered"] = run.registered()
-        frame = run.chat("hello from a machine without git")
-        report["chat_type"] = frame.get("type")
-        report["state"] = run.plugin_state()
-        tool = next(t for t in run.ccat.mad_hatter.tools if t.plugin_id == PLUGIN_ID)
-        report["status"] = tool.func("", cat=run.stray())
-    report["git_imported_after"] = "git" in sys.modules
-    try:
-        import git  # noqa: F401  (proves the environment really lacks git)
-
-        report["import_git"] = "ok"
-    except ImportError as err:
-        report["import_git"] = f"ImportError: {err}"
-    return report
-
-
-def main(argv: list[str]) -> int:
-    """``python -m tests.integration.cat_harness no-git-probe <core> <workdir> <report.json>``."""
-    if len(argv) != 4 or argv[0] != "no-git-probe":
-        print(main.__doc__, file=sys.stderr)
-        return 2
-    report = no_git_probe(pathlib.Path(argv[1]), pathlib.Path(argv[2]))
-    pathlib.Path(argv[3]).write_text(json.dumps(report, default=str, indent=1))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
