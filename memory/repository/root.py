@@ -26,7 +26,7 @@ def check_repository_root(path: str, *, protected: Iterable[str] = ()) -> str:
 
     ``protected`` folders (the plugin's data folder, the Cat's data folder) may not be the
     repository nor lie inside it. A system tree may not be the repository itself, but a project
-    below one (``/home/me/project``, ``/usr/src/app``) is fine.
+    below one (``/srv/project``, ``/usr/src/app``) is fine.
     """
     if not isinstance(path, str) or not path.strip():
         raise UnsafeInput("no repository path is set: choose one in the plugin settings")
