@@ -73,6 +73,28 @@ whose call must change, a test that must follow the new behaviour), each with wh
 from the uses above. Leave it [] when every use keeps working unchanged.
 """
 
+# The after-commit steps' shared sections: the review and the documentation are asked alone or
+# in one call (``review_docs``), with the same words either way.
+_REVIEWER = "You are a senior peer reviewer. Review the accepted draft against its goal"
+_GOAL_AND_DRAFT = """$data_rule
+
+Goal (meta-code):
+$metacode
+
+Draft:
+$draft
+
+"""
+_TESTS = """Test results:
+$tests
+
+"""
+_ANSWER = "Answer with ONE JSON object and nothing else:\n"
+_VERDICT_KEYS = ('"verdict": "approve" or "changes", '
+                 '"comments": ["concrete change requests, if any"]')
+_DOCS_KEYS = '''"docstring": "the docstring text for $symbol (no quotes)",
+ "note": "a short Markdown note for the user"'''
+
 TEMPLATES: dict[str, str] = {
     "metacode": _METACODE_HEAD + _METACODE_KEYS + "}\n" + _EXAMPLES_RULE,
     "metacode_scope": _METACODE_HEAD + _IMPACT + _METACODE_KEYS + _SCOPE_KEY + _EXAMPLES_RULE
@@ -152,52 +174,12 @@ Answer with ONE JSON object and nothing else:
 
 $original
 """,
-    "docs": """Write documentation for the accepted draft.
-$data_rule
-
-Goal (meta-code):
-$metacode
-
-Draft:
-$draft
-
-Answer with ONE JSON object and nothing else:
-{"docstring": "the docstring text for $symbol (no quotes)",
- "note": "a short Markdown note for the user"}
-""",
-    "review": """You are a senior peer reviewer. Review the accepted draft against its goal.
-$data_rule
-
-Goal (meta-code):
-$metacode
-
-Draft:
-$draft
-
-Test results:
-$tests
-
-Answer with ONE JSON object and nothing else:
-{"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"]}
-""",
-    "review_docs": """You are a senior peer reviewer. Review the accepted draft against its goal,
-and write its documentation.
-$data_rule
-
-Goal (meta-code):
-$metacode
-
-Draft:
-$draft
-
-Test results:
-$tests
-
-Answer with ONE JSON object and nothing else:
-{"verdict": "approve" or "changes", "comments": ["concrete change requests, if any"],
- "docstring": "the docstring text for $symbol (no quotes)",
- "note": "a short Markdown note for the user"}
-""",
+    "docs": "Write documentation for the accepted draft.\n" + _GOAL_AND_DRAFT + _ANSWER
+    + "{" + _DOCS_KEYS + "}\n",
+    "review": _REVIEWER + ".\n" + _GOAL_AND_DRAFT + _TESTS + _ANSWER + "{" + _VERDICT_KEYS
+    + "}\n",
+    "review_docs": _REVIEWER + ",\nand write its documentation.\n" + _GOAL_AND_DRAFT + _TESTS
+    + _ANSWER + "{" + _VERDICT_KEYS + ",\n " + _DOCS_KEYS + "}\n",
     "tie_break": """Does the chat message below ask to write, add, implement, change, fix or
 refactor source code?
 $data_rule
