@@ -232,22 +232,13 @@ def docs_spec() -> ReplySpec[DocsReply]:
                       truncatable=frozenset({"note"}), max_tokens=COMPLETION_TOKENS["docs"])
 
 
-class ReviewDocsReply(ReviewReply):
-    """``{"verdict": ..., "comments": [...], "docstring": str | null, "note": str}``."""
+class ReviewDocsReply(ReviewReply, DocsReply):
+    """``{"verdict": ..., "comments": [...], "docstring": str | null, "note": str}``: the review's
+    fields and the documentation's, with their readers (the docstring may be missing here: a
+    verdict alone still counts)."""
 
     synonyms: ClassVar[Mapping[str, str]] = {**ReviewReply.synonyms, **DocsReply.synonyms}
     docstring: str | None = None
-    note: str = ""
-
-    @field_validator("docstring", mode="before")
-    @classmethod
-    def _docstring(cls, value: Any) -> str | None:
-        return docstring_value(value)
-
-    @field_validator("note", mode="before")
-    @classmethod
-    def _note(cls, value: Any) -> str:
-        return "" if value is None else str(value).strip()
 
 
 def review_docs_spec() -> ReplySpec[ReviewDocsReply]:
