@@ -89,7 +89,8 @@ def find_draft(commits: CommitIndex, task: str, which: str) -> str:
         named = [d.info.id for d in drafts if _draft_number(d.info.name) == int(number.group(1))]
         if named:
             return named[0]
-        raise UnknownDraft(f"task `{task}` has no draft {number.group(1)}")
+        if not _COMMIT_ID.match(wanted):  # an all-digit commit prefix is still a commit id
+            raise UnknownDraft(f"task `{task}` has no draft {number.group(1)}")
     if _COMMIT_ID.match(wanted):
         return _own_commit(commits, task, drafts, wanted)
     raise UnknownDraft(f"{which!r} names no draft: say a draft number, \"start\" or a commit id")

@@ -179,7 +179,8 @@ def _rollback_target(project: Project, task: str, which: str) -> str | None:
         named = [c.id for c in entries if _draft_number(c.name) == int(number.group(1))]
         named += [c for c in [*project.commits.undo_stack(task), *_set_aside(project, task)]
                   if _draft_number(project.commits.show(c).name) == int(number.group(1))]
-        return named[0] if named else None
+        if named or not COMMIT_ID.match(wanted):  # an all-digit commit prefix is still an id
+            return named[0] if named else None
     if not COMMIT_ID.match(wanted):
         return None
     return next((c for c in _set_aside(project, task) if c.startswith(wanted)), wanted)

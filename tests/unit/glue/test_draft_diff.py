@@ -116,3 +116,43 @@ def test_diff_words_are_an_ordinary_message_for_a_user_without_a_task(drafted): 
     cat, _, _ = drafted
     bob, _ = other_user(cat, "bob")
     assert say(bob, "show the diff of draft 1") is None  # the Cat answers as usual
+
+
+class _ChosenIds:
+    """The commit index's read side with ids chosen by the test: a hash prefix that is all
+    digits (about 1 in 100 ten-character prefixes) must still name its commit."""
+
+    def __init__(self, ids_and_names):
+        from codemem.memory.commits.info import CommitInfo
+        self._infos = [CommitInfo(id=i, task_id="t", name=n, reason="", verdict="passed",
+                                  iteration=0, time=0, parent=None, snapshot_digest="")
+                       for i, n in ids_and_names]
+
+    def log(self, task):
+        return list(self._infos)
+
+    def undo_stack(self, task):
+        return []
+
+    def attic(self, task):
+        return []
+
+    def show(self, commit):
+        return next(i for i in self._infos if i.id.startswith(commit))
+
+
+def test_an_all_digit_commit_prefix_names_its_commit_and_a_small_number_its_draft():
+    head, start = "0417042546" + "ab" * 15, "5" * 40
+    commits = _ChosenIds([(head, "draft 1: x passed"), (start, "start: x")])
+    assert find_draft(commits, "t", head[:10]) == head
+    assert find_draft(commits, "t", start[:7]) == start
+    assert find_draft(commits, "t", "1") == head and find_draft(commits, "t", "0") == start
+    with pytest.raises(UnknownDraft, match="has no draft 7"):
+        find_draft(commits, "t", "7")
+    from types import SimpleNamespace
+
+    from codemem.app.drafting.history import _rollback_target
+    project = SimpleNamespace(commits=commits)
+    assert _rollback_target(project, "t", head[:10]) == head[:10]
+    assert _rollback_target(project, "t", "draft 1") == head
+    assert _rollback_target(project, "t", "7") is None
