@@ -73,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "Refused": ".refactor.edits",
     "move_symbol": ".refactor.move",
     "rename_symbol": ".refactor.rename",
+    "move_reading": ".refactor.reading",
     "rename_reading": ".refactor.reading",
     "MoveRequest": ".refactor.request",
     "RenameRequest": ".refactor.request",
@@ -152,6 +153,7 @@ if TYPE_CHECKING:
     from .reading.utterance import read_utterance as read_utterance
     from .refactor.edits import Refused as Refused
     from .refactor.move import move_symbol as move_symbol
+    from .refactor.reading import move_reading as move_reading
     from .refactor.reading import rename_reading as rename_reading
     from .refactor.rename import rename_symbol as rename_symbol
     from .refactor.request import MoveRequest as MoveRequest

@@ -1,4 +1,4 @@
-"""Renames and moves asked in chat, done by structure, with no LLM call.
+"""Renames and moves asked in chat, done by structure, with no drafting call.
 
 "rename fmt_ts to format_timestamp", "move parse_date to utils/dates.py" are read without a
 model (``codegen.refactor.request``) and rewritten with libcst over the repository's Python
@@ -11,6 +11,7 @@ file; "apply" writes it, as for any draft.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from ...codegen import (
@@ -20,6 +21,7 @@ from ...codegen import (
     Refused,
     RenameRequest,
     apply_request,
+    move_reading,
     rename_reading,
     structural_metacode,
 )
@@ -56,29 +58,47 @@ def structural_change(session: Session, turn: Turn, request: RenameRequest | Mov
 
 
 def propose_or_rename(session: Session, turn: Turn, request: Mapping[str, str]) -> str:
-    """The proposal for a code request, unless the model's meta-code reads as a rename
-    (``codegen.rename_reading``: "fetch should be called get"): then the rename is done by
-    structure, or refused with the places named while the proposal keeps waiting."""
+    """The proposal for a code request, unless the model's meta-code reads as a rename or a
+    move (``codegen.rename_reading``: "fetch should be called get"; ``codegen.move_reading``:
+    "parse_date belongs in utils/dates.py"): then the change is done by structure, or refused
+    with the places named while the drafted proposal keeps waiting."""
     proposal = session.propose(turn, request)
-    rename = _rename_in_proposal(session, turn, str(request.get("request", "")))
-    if rename is None:
+    text = str(request.get("request", ""))
+    structural = _structural_in_proposal(session, turn, text)
+    if structural is None:
         return proposal
-    answer = structural_change(session, turn, rename, str(request.get("request", "")))
+    answer = structural_change(session, turn, structural, text)
     if session.state.awaiting_confirmation:  # refused: the drafted proposal is still there
         return f"{answer}\n\nDrafted by the model instead, the proposal is:\n\n{proposal}"
     return answer
 
 
-def _rename_in_proposal(session: Session, turn: Turn, text: str) -> RenameRequest | None:
+def _structural_in_proposal(session: Session, turn: Turn,
+                            text: str) -> RenameRequest | MoveRequest | None:
     data = session.state.note("metacode") if session.state.awaiting_confirmation else None
     if not isinstance(data, dict):
         return None
     try:
         meta = MetaCode.from_dict(data)
-        read = read_file_safely(turn.workspace.project().root, meta.target_path,
-                                max_bytes=turn.workspace.config.scope.max_file_bytes)
+        project = turn.workspace.project()
+        target = _text_of(turn, project.root, meta.target_path)
+        if target is None:
+            return None
+        rename = rename_reading(meta, text, target)
+        if rename is not None or "." in meta.symbol:
+            return rename
+        source_path = defining_file(project, meta.symbol)
+        source = _text_of(turn, project.root, source_path) if source_path else None
     except (CodegenError, CodeMemoryError):
         return None
-    if read.data is None:
+    if source is None:
         return None
-    return rename_reading(meta, text, read.data.decode("utf-8", errors="replace"))
+    return move_reading(meta, text, source_path, source, target)
+
+
+def _text_of(turn: Turn, root: str, path: str) -> str | None:
+    """A repository file's text; "" when it does not exist yet, None when it cannot be read."""
+    read = read_file_safely(root, path, max_bytes=turn.workspace.config.scope.max_file_bytes)
+    if read.data is not None:
+        return read.data.decode("utf-8", errors="replace")
+    return None if os.path.lexists(os.path.join(root, path)) else ""
