@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python -m tests.run bench.invariance_bench [--heldout] [--wrong]``. Every
 documented phrase (the README's chat sections, the command corpus, and the renames, moves, code
-requests and questions below) is read once as written (its expected reading: a minimum
+requests, questions and replies below) is read once as written (its expected reading: a minimum
 functionality test) and again with perturbations from lists (a greeting or the Cat's name
 before it, a filler, thanks, politeness, emoji or a smiley after it, a change of case,
 backticks around its names, a scope word for renames and moves); a variant is invariant when it
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ..codegen.reading.commands import detect_command
 from ..codegen.reading.intent import Intent, KnownNames, detect_intent
+from ..codegen.reading.replies import classify_reply, is_apply, is_resume
 from ..codegen.refactor.request import read_structural
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codegen" / "data"
@@ -73,6 +74,11 @@ QUESTIONS = ["how does authentication work in the code?", "what does parse_date 
              "where is parse_date defined?", "which functions call fetch?",
              "why do both load_config and read_settings exist?", "dove viene usata paginate?"]
 
+#: The README's one-word replies: to a proposal (go, cancel), to a draft (stop, continue) and
+#: the write (apply).
+REPLIES = ["go", "go ahead", "yes", "cancel", "stop", "continue", "resume", "apply", "apply it",
+           "apply the draft"]
+
 
 @dataclass(frozen=True)
 class Case:
@@ -99,6 +105,10 @@ class Tally:
 def _command(text: str) -> object:
     found = detect_command(text)
     return (found.command, found.argument) if found else None
+
+
+def _reply(text: str) -> object:
+    return (classify_reply(text).value, is_resume(text), is_apply(text))
 
 
 def _structural(text: str) -> object:
@@ -136,7 +146,8 @@ def cases() -> list[Case]:
             + [Case("renames", t, _structural) for t in RENAMES]
             + [Case("moves", t, _structural) for t in MOVES]
             + [Case("code requests", t, _intent) for t in requests]
-            + [Case("questions", t, _intent) for t in questions])
+            + [Case("questions", t, _intent) for t in questions]
+            + [Case("replies", t, _reply) for t in REPLIES])
 
 
 _NAME = re.compile(r"(?<![\w`/.])([A-Za-z_]\w*(?:[._]\w+)+|[\w/]+\.py)(?![\w`])")
@@ -185,6 +196,8 @@ def expected_ok(case: Case, reading: object) -> bool:
     """The minimum functionality: the phrase itself is read as its kind."""
     if case.kind == "commands":
         return reading is not None
+    if case.kind == "replies":
+        return reading != ("feedback", False, False)
     if case.kind in ("renames", "moves"):
         return reading is not None and type(reading).__name__.startswith(
             "Rename" if case.kind == "renames" else "Move")

@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "Aside": ".reading.replies",
     "ReplyIntent": ".reading.replies",
     "classify_reply": ".reading.replies",
+    "is_apply": ".reading.replies",
     "is_resume": ".reading.replies",
     "reply_aside": ".reading.replies",
     "waiting_line": ".reading.replies",
@@ -144,6 +145,7 @@ if TYPE_CHECKING:
     from .reading.replies import Aside as Aside
     from .reading.replies import ReplyIntent as ReplyIntent
     from .reading.replies import classify_reply as classify_reply
+    from .reading.replies import is_apply as is_apply
     from .reading.replies import is_resume as is_resume
     from .reading.replies import reply_aside as reply_aside
     from .reading.replies import waiting_line as waiting_line

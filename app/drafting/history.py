@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import re
 
-from ...codegen import DRAFT_NAME
+from ...codegen import DRAFT_NAME, is_apply
 from ...memory import CodeMemoryError, CommitInfo, TaskNotFound, WriteBackRefused, write_back
 from ..projects.registry import Project
 from ..projects.workspace import Turn
 from .session import Session
-
-#: The only messages that write a draft into the repository. Matched exactly on the user's own
-#: text, never chosen by the LLM: repository content or a model reply cannot trigger a write.
-APPLY_WORDS = frozenset({"apply", "apply it", "apply the draft", "apply draft"})
 
 
 def _history_target(session: Session, turn: Turn) -> Project | str:
@@ -204,18 +200,16 @@ def _restored(session: Session, turn: Turn, project: Project, commit: str, verb:
     return f"{verb} {info.name} `{commit[:10]}`; its working-memory notes are restored."
 
 
-def is_apply(text: str) -> bool:
-    """Whether the user typed exactly one of the apply words (case and ".!" ignored)."""
-    return " ".join((text or "").lower().strip(" .!").split()) in APPLY_WORDS
-
-
 def apply_if_asked(session: Session, turn: Turn, text: str) -> str | None:
-    """Write the current draft into the repository when its user says exactly "apply".
+    """Write the current draft into the repository when its user says "apply" (its core phrase:
+    ``codegen.is_apply``).
 
     ``None`` (the Cat answers as usual) unless the message is an apply word *and* the user has
     a draft: "apply" means nothing special to anyone else.
     """
     state = session.state
+    # Read from the user's own message, never chosen by the LLM: repository content or a
+    # model reply cannot trigger a write.
     if not is_apply(text) or not state.task_id or not state.commit_id:
         return None
     return apply_current(session, turn)

@@ -59,6 +59,13 @@ def is_resume(text: str) -> bool:
     return _plain_words(text) in RESUME_WORDS
 
 
+def is_apply(text: str) -> bool:
+    """Whether the message's core phrase is one of the apply words: "apply", "apply it",
+    "apply the draft", also wrapped ("ok, apply it please 🙏"), never inside a longer request
+    ("apply the changes to parse_date" is not one) and never asked ("apply?" writes nothing)."""
+    return not read_utterance(text or "").question and _plain_words(text) in APPLY_WORDS
+
+
 def classify_reply(text: str) -> ReplyIntent:
     """Classify a reply to a proposal (punctuation and case are ignored)."""
     words = _plain_words(text)
@@ -91,7 +98,7 @@ def reply_aside(text: str, found: Detection) -> Aside:
     if words in CONFIRM_WORDS | CANCEL_WORDS or words in RESUME_WORDS:
         return Aside.NONE
     said = read_utterance(text or "")
-    if words in APPLY_WORDS:
+    if is_apply(text):
         return Aside.APPLY
     if intent is Intent.CODE_QUESTION:
         return Aside.QUESTION

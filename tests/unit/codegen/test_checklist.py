@@ -27,7 +27,7 @@ from codemem.codegen.reading.intent import Intent, KnownNames, detect_intent
 from codemem.codegen.reading.utterance import read_utterance
 from codemem.codegen.refactor.request import MoveRequest, RenameRequest, read_structural
 
-KINDS = ("commands", "renames", "moves", "code requests", "questions")
+KINDS = ("commands", "renames", "moves", "code requests", "questions", "replies")
 INDEX = KnownNames(INDEX_NAMES)
 FIGURES = measure(DEV_LISTS)
 

@@ -35,8 +35,9 @@ def roll_back(cat, which=""):
 
 def test_apply_twice_says_already_applied(drafted):
     cat, target, original = drafted
-    assert say(cat, "please apply the changes you think best") is None  # not the exact word
-    first = say(cat, "Apply it!")
+    assert say(cat, "please apply the changes you think best") is None  # not the apply word
+    assert say(cat, "apply?") is None and target.read_text() == original  # asked, not said
+    first = say(cat, "hey cat, apply it please 🙏")
     assert first.startswith("Applied draft `") and "`text/slug.py`" in first
     written = target.read_text()
     assert "def slugify(text: str, sep: str = '-') -> str:" in written
