@@ -9,9 +9,10 @@ what the sink mode says (entities, file outlines or nothing), repaired when wipe
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .code_context import (
     CODE_ENTITY,
@@ -44,6 +45,7 @@ from .retrieval.results import Candidate, ScoredMemory
 from .store.lexical import query_tokens
 from .store.memory_store import MemoryRecord
 from .store.support import Filters, JSONDict
+from .system_config import CodeRetrievalConfig
 
 MAX_CANDIDATE_CHARS = 4000
 
@@ -93,26 +95,21 @@ class CodeMemorySystem(CodeIndexing):
         workers: int | None = None,
         **memory_kwargs: Any,  # Any: forwarded to MemorySystem, whose parameters check them
     ) -> None:
-        for name, amount in (("dependency_boost_amount", dependency_boost_amount),
-                             ("recency_boost_amount", recency_boost_amount)):
-            if not 0.0 <= float(amount) <= 1.0:
-                raise ValueError(f"{name} must be within [0, 1], got {amount!r}")
-        if recency_days < 0:
-            raise ValueError(f"recency_days must be >= 0, got {recency_days!r}")
+        boosts = CodeRetrievalConfig(  # checked before the store opens: ValueError
+            enable_dependency_boost=bool(enable_dependency_boost),
+            dependency_boost_amount=dependency_boost_amount,
+            enable_recency_boost=bool(enable_recency_boost),
+            recency_boost_amount=recency_boost_amount, recency_days=recency_days)
         super().__init__(small_model_fn, db_path, relevance_threshold, max_memories, batch_size,
                          retry_attempts, retry_delay, enable_caching=enable_caching,
                          **memory_kwargs)
-        self.enable_dependency_boost = bool(enable_dependency_boost)
-        self.enable_recency_boost = bool(enable_recency_boost)
-        self.dependency_boost_amount = float(dependency_boost_amount)
-        self.recency_boost_amount = float(recency_boost_amount)
-        self.recency_days = recency_days
+        self._config = dataclasses.replace(boosts, **dataclasses.asdict(self._config))
         self.max_file_bytes = max_file_bytes
         self._repository_id = repository_id
         # A damaged file is replaced by an empty one (the manifest's connection moves with the
         # store's): the next index_repository is a full index; recency snapshots start over.
         self._manifest = CodeManifest(db_path, on_damage=self._store.damage_found)
-        self._recency = RecencyTracker(recency_days)
+        self._recency = RecencyTracker(recency_days)  # its window follows the config (below)
         self._store.damage.listeners.append(lambda notice: self._recency.invalidate())
         self._focus = CodeFocus(self._manifest, self._recency, self.list_memories)
         self._walker = walker or default_walker
@@ -244,11 +241,32 @@ class CodeMemorySystem(CodeIndexing):
             text = text[:MAX_CANDIDATE_CHARS] + "\n... (truncated)"
         return f"{describe(record.metadata)}\n{text}"
 
+    @property
+    def config(self) -> CodeRetrievalConfig:
+        """The retrieval configuration with the boosts (immutable; change it with
+        ``update_retrieval_config``, which takes the boosts too)."""
+        return cast(CodeRetrievalConfig, self._config)
+
+    enable_dependency_boost = property(lambda self: self.config.enable_dependency_boost)
+    dependency_boost_amount = property(lambda self: self.config.dependency_boost_amount)
+    enable_recency_boost = property(lambda self: self.config.enable_recency_boost)
+    recency_boost_amount = property(lambda self: self.config.recency_boost_amount)
+    recency_days = property(lambda self: self.config.recency_days)
+
+    def update_retrieval_config(self, **kwargs: Any) -> None:  # Any: the config checks
+        """``MemorySystem.update_retrieval_config``, the boosts included; a new recency window
+        drops the recency snapshots taken with the old one."""
+        super().update_retrieval_config(**kwargs)
+        if self._recency.window_days != self.config.recency_days:
+            self._recency.window_days = self.config.recency_days
+            self._recency.invalidate()
+
     def _adjust_scores(self, context: object, scored: list[ScoredMemory]) -> list[ScoredMemory]:
         ctx = context.context if isinstance(context, Request) else as_context(context)
+        c = self.config
         return self._focus.adjust(ctx, scored, Boosts(
-            self.enable_dependency_boost, self.dependency_boost_amount,
-            self.enable_recency_boost, self.recency_boost_amount, self.recency_days))
+            c.enable_dependency_boost, c.dependency_boost_amount,
+            c.enable_recency_boost, c.recency_boost_amount, c.recency_days))
 
     # -- stats and lifecycle ---------------------------------------------------------------------
     def clear_cache(self) -> None:

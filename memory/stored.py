@@ -84,10 +84,10 @@ class StoredMemories:
 
     def update_retrieval_config(self, **kwargs: Any) -> None:  # Any: RetrievalConfig checks
         """Change retrieval settings at runtime; all-or-nothing, ``ValueError`` on a bad value."""
-        unknown = set(kwargs) - {f.name for f in dataclasses.fields(RetrievalConfig)}
+        valid = [f.name for f in dataclasses.fields(self._config)]
+        unknown = set(kwargs) - set(valid)
         if unknown:
-            raise ValueError(f"unknown retrieval setting(s) {sorted(unknown)}; valid: "
-                             f"{[f.name for f in dataclasses.fields(RetrievalConfig)]}")
+            raise ValueError(f"unknown retrieval setting(s) {sorted(unknown)}; valid: {valid}")
         self._config = dataclasses.replace(self._config, **kwargs)
 
     def _count(self, key: str, n: int = 1) -> None:

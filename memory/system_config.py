@@ -2,7 +2,8 @@
 
 Why separate: the memory API raises ``ValueError`` for out-of-range configuration both in the
 constructor and in ``update_retrieval_config`` (docs/memory-api.md); one frozen dataclass checks
-both paths the same way, all-or-nothing. Its defaults are ``defaults.MEMORY_DEFAULTS``.
+both paths the same way, all-or-nothing. Its defaults are ``defaults.MEMORY_DEFAULTS``;
+``CodeRetrievalConfig`` adds a code memory's boosts, with ``defaults.CODE_MEMORY_DEFAULTS``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .defaults import CODE_MEMORY_DEFAULTS as CODE
 from .defaults import MEMORY_DEFAULTS as DEFAULTS
 from .store.support import Metadata
 
@@ -72,9 +74,40 @@ class RetrievalConfig:
             ("scoring_mode", self.scoring_mode in SCORING_MODES,
              f"one of {list(SCORING_MODES)}"),
         ]
-        for name, ok, wanted in checks:
-            if not ok:
-                raise ValueError(f"{name} must be {wanted}, got {getattr(self, name)!r}")
+        _raise_first(self, checks)
+
+
+@dataclass(frozen=True)
+class CodeRetrievalConfig(RetrievalConfig):
+    """A code memory's knobs: the general ones (more memories returned by default) and the
+    boosts applied after scoring; ``CodeMemorySystem``'s keyword arguments build one."""
+
+    max_memories: int = CODE.max_memories
+    #: raise code the current file imports or calls, or that calls into it, by this much
+    enable_dependency_boost: bool = CODE.enable_dependency_boost
+    dependency_boost_amount: float = CODE.dependency_boost_amount
+    #: raise code changed within ``recency_days`` by this much
+    enable_recency_boost: bool = CODE.enable_recency_boost
+    recency_boost_amount: float = CODE.recency_boost_amount
+    recency_days: int = CODE.recency_days
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _raise_first(self, [
+            ("enable_dependency_boost", isinstance(self.enable_dependency_boost, bool), "a bool"),
+            ("dependency_boost_amount", _is_number(self.dependency_boost_amount)
+             and 0.0 <= self.dependency_boost_amount <= 1.0, "within [0, 1]"),
+            ("enable_recency_boost", isinstance(self.enable_recency_boost, bool), "a bool"),
+            ("recency_boost_amount", _is_number(self.recency_boost_amount)
+             and 0.0 <= self.recency_boost_amount <= 1.0, "within [0, 1]"),
+            ("recency_days", _is_number(self.recency_days) and self.recency_days >= 0, ">= 0"),
+        ])
+
+
+def _raise_first(config: RetrievalConfig, checks: list[tuple[str, bool, str]]) -> None:
+    for name, ok, wanted in checks:
+        if not ok:
+            raise ValueError(f"{name} must be {wanted}, got {getattr(config, name)!r}")
 
 
 #: Most extra renderings one retrieval may search (each is one more FTS5 query).

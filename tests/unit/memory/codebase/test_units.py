@@ -99,3 +99,24 @@ def test_argument_errors(tmp_path, pool):
     with pytest.raises(ValueError):
         make_system(tmp_path, pool, dependency_boost_amount=1.5)
     system.close()
+
+
+def test_one_config_object_holds_the_retrieval_knobs_and_the_boosts(tmp_path, pool):
+    """The constructor's keyword arguments (the memory API's) build one ``CodeRetrievalConfig``;
+    ``update_retrieval_config`` changes a boost as it changes any knob, all-or-nothing."""
+    from codemem.memory.system_config import CodeRetrievalConfig
+    (tmp_path / "bad").mkdir()
+    with pytest.raises(ValueError, match="recency_days"):
+        make_system(tmp_path / "bad", pool, recency_days=-1)
+    assert list((tmp_path / "bad").iterdir()) == []  # refused before the store was opened
+    system = make_system(tmp_path, pool, max_memories=20, recency_days=3)
+    assert system.config == CodeRetrievalConfig(max_memories=20, recency_days=3,
+                                                candidate_limit=system.config.candidate_limit)
+    system.update_retrieval_config(recency_boost_amount=0.3, recency_days=14)
+    assert (system.recency_boost_amount, system.recency_days) == (0.3, 14)
+    assert system._recency.window_days == 14
+    with pytest.raises(ValueError, match="dependency_boost_amount"):
+        system.update_retrieval_config(relevance_threshold=0.5, dependency_boost_amount=2)
+    assert system.relevance_threshold == 0.7 and system.dependency_boost_amount == 0.15
+    assert system.get_stats()["recency_days"] == 14
+    system.close()
