@@ -89,7 +89,7 @@ def _structural_in_proposal(session: Session, turn: Turn,
             return rename
         source_path = defining_file(project, meta.symbol)
         source = _text_of(turn, project.root, source_path) if source_path else None
-    except (CodegenError, CodeMemoryError):
+    except (CodegenError, CodeMemoryError, OSError):  # unreadable: the proposal stands
         return None
     if source is None:
         return None
