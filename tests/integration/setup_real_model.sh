@@ -47,7 +47,9 @@ wheel() { ls "$DEST"/wheels/llama_cpp_python-"$LLAMA_CPP_VERSION"-"$TAG"-*.whl 2
 
 if [ -z "$(wheel)" ]; then
   echo "building llama-cpp-python $LLAMA_CPP_VERSION from source (about 12 minutes on 2 cores)"
-  CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_CURL=OFF}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}" \
+  # No network library, and no multimodal library (mtmd: images and audio, a third of the
+  # build; llama_cpp imports it only for multimodal chat handlers).
+  CMAKE_ARGS="${CMAKE_ARGS:--DLLAMA_CURL=OFF -DLLAVA_BUILD=OFF}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc 2>/dev/null || echo 2)}" \
     "$VPY" -m pip wheel -q --no-deps --no-binary llama-cpp-python \
     "llama-cpp-python==$LLAMA_CPP_VERSION" -w "$DEST/wheels"
 fi
