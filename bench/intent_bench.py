@@ -24,12 +24,14 @@ CORPUS = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codeg
     / "intent_corpus.json"
 SEALED = CORPUS.with_name("intent_corpus_sealed.json")
 SPLITS = ("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-          "holdout7")
+          "holdout7", "holdout8", "holdout9")
 #: SHA-256 of each frozen split (labels, texts and fake index, :func:`split_digest`): a split
 #: edited after its one evaluation fails loudly (tests/unit/codegen/test_intent.py).
 FROZEN = {
     "holdout6": "62a890870d00e0a0f96a424e11f61a61472d28c46d5c6846147a9b5d0686d33f",
     "holdout7": "e59774e64da1cc71fbbde3eae64b01ad3c7093dc376f472dddfe26b56c1ab512",
+    "holdout8": "bd748992dfc571914eb489efc20aa85ed5294232fa802710de07d1be3df3e787",
+    "holdout9": "854c1e661be736141d17040b044cdf5b1b6e59c11d33ce8e56ca4148b9ecb7ff",
 }
 EXPECTED = {"request": Intent.CODE_REQUEST, "question": Intent.CODE_QUESTION,
             "other": Intent.OTHER}

@@ -34,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "RequestDetails": ".reading.details",
     "extract_details": ".reading.details",
     "candidate_names": ".reading.signals",
+    "name_terms": ".reading.repo_terms",
     "is_file_name": ".reading.known_code",
     "target_words": ".reading.target_link",
     "Aside": ".reading.replies",
@@ -149,6 +150,7 @@ if TYPE_CHECKING:
     from .reading.replies import is_resume as is_resume
     from .reading.replies import reply_aside as reply_aside
     from .reading.replies import waiting_line as waiting_line
+    from .reading.repo_terms import name_terms as name_terms
     from .reading.signals import candidate_names as candidate_names
     from .reading.target_link import target_words as target_words
     from .reading.utterance import Utterance as Utterance

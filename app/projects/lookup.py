@@ -14,12 +14,12 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ...codegen import RequestDetails, candidate_names, is_file_name, target_words
+from ...codegen import RequestDetails, candidate_names, is_file_name, name_terms, target_words
 from ...llm import Meter, estimate_tokens
 from ...memory import CodeContext, Filters, ScoredMemory
 from ..host.llm_port import metering
 from .ledger import SHARED_TYPES
-from .registry import Project
+from .registry import KnownCodeIndex, Project
 
 log = logging.getLogger(__name__)
 
@@ -118,20 +118,28 @@ class IndexedNames:
     def _known(self, names: Sequence[str]) -> set[str]:
         files = [n for n in names if "/" in n or is_file_name(n)]
         idents = [n for n in names if n not in files]
-        known, paths = self._index()
+        known, paths, _ = self._index()
         return {n for n in idents if n in known} | {f for f in files if any(
             p == f or p.endswith("/" + f) for p in paths)}
 
-    def _index(self) -> tuple[set[str], list[str]]:
+    def terms(self, stems: set[str]) -> set[str]:
+        try:
+            return stems & self._index()[2]
+        except Exception as err:  # the detector then decides from the words alone
+            log.info("index lookup failed: %s", err)
+            return set()
+
+    def _index(self) -> KnownCodeIndex:
         project = self._open()
         if project is None:
-            return set(), []
+            return set(), [], frozenset()
         cached = project.known_code
         if cached is None or cached[0] != project.generation:
             code = project.code
-            cached = (project.generation, code.indexed_names(), code.indexed_paths(project.root))
+            names, paths = code.indexed_names(), code.indexed_paths(project.root)
+            cached = (project.generation, names, paths, name_terms([*names, *paths]))
             project.known_code = cached
-        return cached[1], cached[2]
+        return cached[1], cached[2], cached[3]
 
 
 def retrieve(project: Project, query: str, *, current_file: str = "",

@@ -86,6 +86,10 @@ class IndexRun:
     error: str = ""
 
 
+#: What the intent detector's lookup reads of the index: names, file paths, their words.
+KnownCodeIndex = tuple[set[str], list[str], frozenset[str]]
+
+
 class Project:
     """One repository's core objects, shared by every user who works on it."""
 
@@ -103,9 +107,9 @@ class Project:
         self.generation = 0
         self.leases = 0
         self.retired = False
-        #: The indexed names and file paths, with the index generation they were read at (the
-        #: intent detector's lookup, ``lookup.IndexedNames``).
-        self.known_code: tuple[int, set[str], list[str]] | None = None
+        #: The indexed names, file paths and their words, with the index generation they were
+        #: read at (the intent detector's lookup, ``lookup.IndexedNames``).
+        self.known_code: tuple[int, set[str], list[str], frozenset[str]] | None = None
 
     @property
     def root(self) -> str:

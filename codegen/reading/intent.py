@@ -28,6 +28,7 @@ from ..prompts import data_block, render
 from .details import RequestDetails, extract_details
 from .frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO, OUR_SYSTEM
 from .known_code import KnownCode, KnownNames, is_file_name
+from .repo_terms import message_terms, process_question
 from .signals import (
     CodeSign,
     Sentence,
@@ -106,19 +107,41 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     change = change_asked(sentence)
     form = question_form(sentence)
     intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
-    if intent is Intent.OTHER and known is not None and _about_the_system(sentence, form):
-        intent = Intent.CODE_QUESTION
+    if intent is Intent.OTHER and known is not None:
+        intent, why = _in_the_repository(sentence, form, change, known, why)
     evidence = tuple(e for e in (why, change, form) if e)
     return Detection(intent, _with_known(details, strong), evidence, tuple(strong + weak))
 
 
-def _about_the_system(sentence: Sentence, form: str) -> bool:
-    """With a repository configured: a guided walk through a process, or a question about
-    what "we" do, concerns the repository's code even when it names none of it."""
-    if not form or find_phrase(sentence.padded, HOW_TO):
-        return False
-    return bool(find_phrase(sentence.padded, GUIDED_WALKS)
-                or (form == "question" and find_phrase(sentence.padded, OUR_SYSTEM)))
+def _in_the_repository(sentence: Sentence, form: str, change: str, known: KnownCode,
+                       why: str) -> tuple[Intent, str]:
+    """With a repository configured, a message its words leave as chat may still concern the
+    repository's code, even naming none of it: a guided walk through a process, a question
+    about what "we" do, how or where something is done ("where are barcodes decoded?",
+    ``repo_terms.process_question``), or a question in the repository's own words ("what does
+    the monthly report include?") is a question about the code; a change asked in its words
+    ("the monthly report crashes ..., please fix it": a request verb or a bug report, and two
+    of its words) is for the tie-break. Instructions for
+    the user ("how do I ...") stay chat. The reading, and the evidence for it."""
+    if form and not find_phrase(sentence.padded, HOW_TO):
+        if find_phrase(sentence.padded, GUIDED_WALKS):
+            return Intent.CODE_QUESTION, why or "walk"
+        if form == "question" and (find_phrase(sentence.padded, OUR_SYSTEM)
+                                   or process_question(sentence.words)):
+            return Intent.CODE_QUESTION, why or "process"
+        if form == "question" and _in_its_words(sentence, known):
+            return Intent.CODE_QUESTION, why or "vocabulary"
+    elif change.startswith(("verb:", "bug:")) and not form \
+            and _in_its_words(sentence, known, at_least=2):
+        return Intent.AMBIGUOUS, why or "vocabulary"
+    return Intent.OTHER, why
+
+
+def _in_its_words(sentence: Sentence, known: KnownCode, at_least: int = 1) -> bool:
+    """Whether ``at_least`` of the message's words are words of the repository's names (a
+    change needs two: "I'll retry the recipe" is not about ``retry``)."""
+    stems = message_terms(sentence.words)
+    return len(known.terms(stems)) >= at_least if stems else False
 
 
 def _confirmed(text: str, known: KnownCode | None) -> set[str]:

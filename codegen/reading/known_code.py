@@ -3,7 +3,9 @@
 The detector reads a message's names ("parse_date should also accept a trailing Z") and asks,
 in one batched call, which of them the index holds: a name the repository defines turns a
 plain sentence into a request about that code, and the same sentence without it is small talk.
-``KnownCode`` is that one call; the glue answers it with one query on its entity table.
+``KnownCode`` is that one call; the glue answers it with one query on its entity table. Its
+second question, ``terms``, is the repository's vocabulary (``repo_terms``), asked only of a
+message the words leave as ordinary chat.
 ``KnownNames`` answers it from a list in memory, with the matching rules the glue's query
 follows, so the benchmark and the tests evaluate a corpus against a fake index of its own.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Protocol
+
+from .repo_terms import name_terms
 
 
 class KnownCode(Protocol):
@@ -27,6 +31,11 @@ class KnownCode(Protocol):
 
     def known(self, names: Sequence[str]) -> set[str]:
         """The subset of ``names`` the index holds (see the class docstring)."""
+        ...  # pragma: no cover - a Protocol
+
+    def terms(self, stems: set[str]) -> set[str]:
+        """The subset of ``stems`` (``repo_terms.message_terms``) that the index's names and
+        paths are made of (``repo_terms.name_terms``); the same no-raise rule."""
         ...  # pragma: no cover - a Protocol
 
 
@@ -49,10 +58,14 @@ class KnownNames:
                 self.entities.add(name)
                 self.entities.add(name.rsplit(".", 1)[-1])
         self.calls = 0
+        self._terms = name_terms([*self.entities, *self.paths])
 
     def known(self, names: Sequence[str]) -> set[str]:
         self.calls += 1
         return {n for n in names if n in self.entities or self._file(n)}
+
+    def terms(self, stems: set[str]) -> set[str]:
+        return stems & self._terms
 
     def _file(self, name: str) -> bool:
         return any(p == name or p.endswith("/" + name) for p in self.paths)

@@ -174,3 +174,7 @@ def test_the_intent_lookup_reads_the_index_once_per_indexing_run(tmp_path, repo,
     project.generation += 1  # an indexing run: read again
     IndexedNames(lambda: project).known(["answer"])
     assert reads == [1, 1]
+    # the repository's words come from the same read: "pkg/core.py", "hello", "answer"
+    assert IndexedNames(lambda: project).terms({"hello", "answ", "weath", "pkg"}) == {
+        "hello", "answ", "pkg"}
+    assert reads == [1, 1]
