@@ -30,7 +30,9 @@ INDEXING = ("index my repository", "re-index the code", "update the code index",
             "update the project")
 QUESTIONS = ("how does authentication work in the code?", "what does parse_date do?",
              "what is the difference between load_config and read_settings?",
-             "walk me through what happens when a user logs in", "/ask how are dates parsed?")
+             "walk me through what happens when a user logs in", "/ask how are dates parsed?",
+             "what do invoices hold?", "where are dates parsed?",
+             "dove viene calcolata la multa?")
 REQUESTS = ("could you add a method to_json to the Invoice class?",
             "fix parse_date: it crashes on empty strings", "scrivi una funzione…",
             "schreib eine Funktion…", "parse_date should also accept a trailing Z",
@@ -42,11 +44,16 @@ HISTORY = ("show the draft history", "roll back to the last good draft", "redo",
 WRAPPED_HISTORY = "hey, show the draft history 🙏"
 DIFFS = ("show the diff of draft 2", "what changed since draft 1", "diff draft 1 and 2")
 APPLY = ("apply", "apply it", "apply the draft")
+ASKED_APPLY = "apply?"
+STRUCTURAL = (("rename fmt_ts to format_timestamp everywhere",
+               "Rename `fmt_ts` to `format_timestamp` (task"),
+              ("move parse_date to utils/dates.py", "Move `parse_date` from dates.py"))
 SOURCES = ("add source /srv/other-repo", "add source pip:rich", "list sources",
            "remove source rich")
 REPLY_WORDS = ("go", "cancel", "stop", "continue")
 TYPED = frozenset((*STATUS, *INDEXING, *QUESTIONS, *REQUESTS, MAIN_REQUEST, CORRECTION,
-                   *HISTORY, WRAPPED_HISTORY, *DIFFS, *APPLY, *SOURCES))
+                   *HISTORY, WRAPPED_HISTORY, *DIFFS, *APPLY, ASKED_APPLY, *SOURCES,
+                   *(text for text, _ in STRUCTURAL)))
 
 
 def readme_phrases() -> tuple[set[str], set[str]]:
@@ -110,6 +117,9 @@ def tour(chat: Driver, cat_answer: str) -> list[str]:
     expect("add source pip:rich", lambda a: "pip:rich" in a)
     expect("list sources", lambda a: "rich" in a and "| source |" in a)
     expect("remove source rich", lambda a: "rich" in a and a != cat_answer)
+    for text, start in STRUCTURAL:  # done by structure: a draft each, no proposal
+        expect(text, lambda a, start=start: a.startswith(start))
+        chat.wait_drafts()
     return wrong
 
 
@@ -141,6 +151,7 @@ def _draft_and_history(chat: Driver, expect: Callable[[str, Callable[[str], bool
     expect("apply", lambda a: a.startswith("Applied draft `"))
     expect("apply it", lambda a: "already applied" in a)
     expect("apply the draft", lambda a: "already applied" in a)
+    expect(ASKED_APPLY, lambda a: not a.startswith("Applied") and "already applied" not in a)
 
 
 def tour_without_a_repository(say: Callable[[str], str], cat_answer: str) -> list[str]:

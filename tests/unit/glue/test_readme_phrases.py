@@ -24,6 +24,9 @@ FILES = {
     "billing.py": "class Invoice:\n    def total(self):\n        return 0\n",
     "search.py": "def index(documents):\n    return sorted(documents)\n",
     "text_utils.py": "def shout(text):\n    return text.upper()\n",
+    "timefmt.py": "def fmt_ts(ts):\n    return str(ts)\n",
+    "multe.py": "def calcola_multa(giorni_di_ritardo):\n    return 0.5 * giorni_di_ritardo\n",
+    "report.py": "from timefmt import fmt_ts\n\n\ndef line(ts):\n    return fmt_ts(ts)\n",
 }
 
 
