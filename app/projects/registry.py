@@ -121,9 +121,7 @@ class Project:
 
     def apply(self, config: ProjectConfig) -> None:
         """Take the tuning and scope of ``config`` (same identity) without rebuilding."""
-        self.code.update_retrieval_config(**config.tuning.retrieval())
-        for name, value in config.tuning.boosts().items():
-            setattr(self.code, name, value)
+        self.code.update_retrieval_config(**config.tuning.retrieval(), **config.tuning.boosts())
         self.code.max_file_bytes = config.scope.max_file_bytes
         self.code.sink_mode = SinkMode(config.cat_memory)
         self._walker.scope = config.scope
