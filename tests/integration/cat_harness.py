@@ -326,6 +326,12 @@ def _serve(mp: Any, plugins_name: str, plugin_dir: pathlib.Path, workdir: pathli
     for name in ("ccat", "event_loop", "websocket_manager"):  # the app object is global
         mp.setattr(cheshire_cat_api.state, name, getattr(cheshire_cat_api.state, name, None),
                    raising=False)
+    # The plugin's @endpoint routes join the global app's route list, and the Cat removes them
+    # only when the plugin is switched off, not when the Cat stops. Left there, they would
+    # answer the next boot's requests with the previous Cat's plugin (the next boot's own are
+    # refused as "already active"), so each boot gets its own copy of the list.
+    mp.setattr(cheshire_cat_api.router, "routes", list(cheshire_cat_api.router.routes))
+    mp.setattr(cheshire_cat_api, "openapi_schema", None)
     script = LLMScript()
     with TestClient(cheshire_cat_api) as client:
         run = CatRun(client, logs, script, plugin_dir, plugins_name + "/", workdir)
