@@ -121,8 +121,8 @@ def _in_the_repository(sentence: Sentence, form: str, change: str, known: KnownC
     ``repo_terms.process_question``), or a question in the repository's own words ("what does
     the monthly report include?") is a question about the code; a change asked in its words
     ("the monthly report crashes ..., please fix it": a request verb or a bug report, and two
-    of its words) is for the tie-break. Instructions for
-    the user ("how do I ...") stay chat. The reading, and the evidence for it."""
+    of its words) is for the tie-break. Instructions for the user ("how do I ...") stay chat.
+    The reading, and the evidence for it."""
     if form and not find_phrase(sentence.padded, HOW_TO):
         if find_phrase(sentence.padded, GUIDED_WALKS):
             return Intent.CODE_QUESTION, why or "walk"
