@@ -48,6 +48,16 @@ def make_repository(root: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
     return root
 
 
+def ripple_sim(tmp_path: pathlib.Path, files: dict[str, str], reply, limit: int = 40) -> SimCat:
+    """A simulated Cat on a repository of ``files`` whose model answers with ``reply``; the
+    repository and the model are kept on it (``.repo``, ``.model``)."""
+    llm = FunctionLLM(reply, limit=limit)
+    repo = make_repository(tmp_path / "repo", files)
+    sim = SimCat(repo, tmp_path / "data", llm, settings=SETTINGS)
+    sim.repo, sim.model = repo, llm
+    return sim
+
+
 def answer(prompt: str) -> str:
     scored = answer_scoring(prompt, lambda memory: (0.9, "relevant"))
     if scored is not None:

@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import json
 
-from ...fakes import FunctionLLM, answer_scoring
-from .cat_sim import CAT_ANSWER, SimCat
-from .test_changes_that_ripple import REPO, SETTINGS, answer, make_repository
+from ...fakes import answer_scoring
+from .cat_sim import CAT_ANSWER
+from .test_changes_that_ripple import REPO, answer, ripple_sim
 
 REQUEST = "add a timeout parameter to fetch and pass it from every caller (default 10 seconds)"
 ASKS_FILE = "Which file should the code go in?"
 
 
 def _sim(tmp_path, files, reply=answer, limit=40):
-    llm = FunctionLLM(reply, limit=limit)
-    repo = make_repository(tmp_path / "repo", files)
-    sim = SimCat(repo, tmp_path / "data", llm, settings=SETTINGS)
-    sim.repo, sim.model = repo, llm
-    return sim
+    return ripple_sim(tmp_path, files, reply, limit)
 
 
 def test_a_plain_word_known_in_one_file_is_the_target_and_its_callers_the_scope(tmp_path):

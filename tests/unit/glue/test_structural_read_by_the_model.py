@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from ...fakes import FunctionLLM, answer_scoring
-from .cat_sim import CAT_ANSWER, SimCat
-from .test_changes_that_ripple import REPO, SETTINGS, make_repository
+from ...fakes import answer_scoring
+from .cat_sim import CAT_ANSWER
+from .test_changes_that_ripple import REPO, ripple_sim
 
 WORDS = "fetch in net/http.py should be called get from now on"
 RENAMED = {"target_path": "net/http.py", "symbol": "get", "kind": "function",
@@ -44,11 +44,7 @@ def answer(prompt: str) -> str:
 
 
 def _sim(tmp_path, files):
-    llm = FunctionLLM(answer, limit=40)
-    repo = make_repository(tmp_path / "repo", files)
-    sim = SimCat(repo, tmp_path / "data", llm, settings=SETTINGS)
-    sim.repo, sim.model = repo, llm
-    return sim
+    return ripple_sim(tmp_path, files, answer)
 
 
 def test_a_rename_in_other_words_is_done_by_structure(tmp_path):
