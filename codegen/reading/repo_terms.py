@@ -96,28 +96,27 @@ _IRREGULAR_PARTICIPLES = frozenset(
 def stem(word: str) -> str:
     """A light stemmer, the same for names and messages ("barcodes", "barcode" -> "barcod")."""
     word = fold(word.lower())
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                word = word[: -len(suffix)]
-                changed = True
-                break
-    return word
+    while True:
+        suffix = next((x for x in _SUFFIXES
+                       if word.endswith(x) and len(word) - len(x) >= 3), "")
+        if not suffix:
+            return word
+        word = word[: -len(suffix)]
+
+
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,4}$")
 
 
 def name_terms(names: Iterable[str]) -> frozenset[str]:
     """The stemmed words the index's names and paths are made of (``due_date`` -> "due",
-    "dat"; ``reports/monthly.py`` -> "report", "monthly"; ``MemberCard`` -> "memb", "card")."""
-    found: set[str] = set()
+    "dat"; ``reports/monthly.py`` -> "report", "monthly"; ``MemberCard`` -> "memb", "card").
+    Read once per indexing run (``app/projects/lookup.py``): each distinct word is stemmed
+    once."""
+    words_: set[str] = set()
     for name in names:
-        base = re.sub(r"\.[A-Za-z0-9]{1,4}$", "", name)  # a file's extension
-        for part in _PARTS.findall(base):
-            word = part.lower()
-            if len(word) >= 3 and word not in GENERIC_CODE:
-                found.add(stem(word))
-    return frozenset(found)
+        words_.update(_PARTS.findall(_EXTENSION.sub("", name)))
+    lowered = {w.lower() for w in words_}
+    return frozenset(stem(w) for w in lowered if len(w) >= 3 and w not in GENERIC_CODE)
 
 
 def message_terms(words: Iterable[str]) -> set[str]:
