@@ -102,6 +102,29 @@ class _Cache:
             self._items[item.key] = (pickle.dumps(item.value) if self.kind == "file_system"
                                      else item.value)
 
+    def tear(self, key: str, how: str) -> Any:
+        """A fault: the user's cache file torn as the Cat may leave it (``truncate``: half
+        written; ``delete``: gone; ``older``: a working memory whose plugin state an older
+        version wrote, in a layout this one cannot read). Returns what was there."""
+        with self._lock:
+            whole = self._items.get(key)
+            if how == "truncate":
+                self._items[key] = whole[:len(whole) // 2]
+            elif how == "delete":
+                self._items.pop(key, None)
+            else:
+                memory = pickle.loads(whole) if self.kind == "file_system" else whole
+                memory.code_working_memory = {"version": 0, "phase": "drafting",
+                                              "task_id": "t-older"}
+                self._items[key] = pickle.dumps(memory) if self.kind == "file_system" \
+                    else memory
+            return whole
+
+    def restore(self, key: str, whole: Any) -> None:
+        """The Cat's interrupted write completes."""
+        with self._lock:
+            self._items[key] = whole
+
     def forget_unpickled(self) -> None:
         """A restart: what is only in memory is gone."""
         if self.kind != "file_system":
