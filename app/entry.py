@@ -14,15 +14,23 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from ..codegen import extract_details
 from ..memory import CodeMemoryError
+from .chat.actions import start_request
 from .chat.index_jobs import index_at_startup as index_in_background
 from .chat.index_jobs import start_indexing as start_index_run
 from .chat.recall import VARIABLE as CODE_VARIABLE
-from .chat.recall import add_code_section, begin_turn, code_context, widen_declarative_recall
+from .chat.recall import (
+    TurnNotes,
+    add_code_section,
+    begin_turn,
+    code_context,
+    widen_declarative_recall,
+)
 from .chat.recall import after_recall as split_recall
 from .chat.recall import notes as turn_notes
-from .chat.request_form import STALE_FORM, advance, stale_form, submitted_request
-from .chat.routing import direct_answer, route_message
+from .chat.request_form import STALE_FORM, prefill, stale_form, submitted_request, take_over
+from .chat.routing import route_message
 from .chat.status import status_report
 from .chat.watcher import follow_edits
 from .drafting.history import draft_history as history_list
@@ -44,19 +52,35 @@ AgentInput = TypeVar("AgentInput")
 
 
 def session_turn(cat: StrayCat) -> tuple[Session, Turn]:
-    """The user's session and this call's turn (this import of the plugin made the live one)."""
+    """The user's session and this call's turn (this import of the plugin made the live one),
+    made once per turn: every hook, tool and form call of the same turn gets the same two."""
+    notes = turn_notes()
+    key = _call_key(cat)
+    if notes.key == key and notes.session is not None and notes.turn is not None:
+        return notes.session, notes.turn
     GENERATION.claim()
-    session = GENERATION.sessions.of(str(cat.user_id), cat.working_memory)
     turn = Turn.of(cat, GENERATION.registry)
+    session = GENERATION.sessions.of(str(cat.user_id), turn.workspace.config.data_dir,
+                                     cat.working_memory)
     follow_edits(turn.workspace)
+    if notes.key == key:
+        notes.session, notes.turn = session, turn
     return session, turn
+
+
+def _call_key(cat: StrayCat) -> tuple[int, int]:
+    """Which call of the Cat this is: its ``StrayCat`` and the message object of the turn."""
+    memory = getattr(cat, "working_memory", None)
+    return id(cat), id(getattr(memory, "user_message_json", None))
 
 
 # -- hooks of a chat turn, in the Cat's order ----------------------------------------------------
 
 def read_message(cat: StrayCat, message: UserMessage, form_class: FormClass) -> UserMessage:
-    """``before_cat_reads_message``: report, answer or route the message (``chat.routing``)."""
+    """``before_cat_reads_message``: the turn's one reading of the message, routed by the
+    conversation's table (``chat.routing``)."""
     notes = begin_turn()
+    notes.key = (id(cat), id(message))
     with turn_scope(cat):
         session, turn = session_turn(cat)
         route_message(cat, session, turn, str(message.text or ""), form_class, notes)
@@ -74,8 +98,8 @@ def after_recall(cat: StrayCat) -> None:
 
 
 def sent_message(message: AgentInput) -> AgentInput:
-    """After an answer given while a proposal waits (a question, ordinary chat, a command), one
-    line saying that it still waits."""
+    """After an answer that leaves something waiting (a question, ordinary chat, a command
+    while a proposal or the file question waits), one line saying what still waits."""
     waiting = turn_notes().waiting
     text = getattr(message, "text", None)
     if waiting and isinstance(text, str) and waiting not in text:
@@ -97,37 +121,45 @@ def prompt_suffix(suffix: str) -> str:
 
 
 def fast_reply(cat: StrayCat, reply: dict[str, object]) -> dict[str, object]:
-    """``agent_fast_reply``: what the plugin answers directly, else nothing (the Cat, or the
-    request form routed this turn, answers)."""
-    notes = turn_notes()
-    answer = notes.reply
-    if answer is None and not notes.routed and not notes.waiting:  # an aside: the Cat answers
-        with turn_scope(cat):
-            answer = direct_answer(*session_turn(cat))
+    """``agent_fast_reply``: the plugin's answer decided by the turn's reading, else nothing
+    (the Cat answers)."""
+    answer = turn_notes().reply
     if answer is not None:
         reply["output"] = answer
     return reply
 
 
 def end_turn(cat: StrayCat, message: AgentInput) -> AgentInput:
-    """``before_cat_sends_message``: the waiting proposal's reminder (``sent_message``), then the
-    session's state, as it is now, into the working memory the Cat saves right after this hook
-    (a worker may have finished during the turn)."""
+    """``before_cat_sends_message``: the reminder of what waits (``sent_message``), then the
+    view of the user's state, as its owner has it now, into the working memory the Cat saves
+    right after this hook (the Cat's own thread: the only writer of that view)."""
     sent_message(message)
     if not GENERATION.stale:
-        GENERATION.claim()
-        GENERATION.sessions.of(str(cat.user_id), cat.working_memory).publish(cat.working_memory)
+        session, _ = session_turn(cat)
+        session.publish(cat.working_memory)
     return message
 
 
 # -- the request form ----------------------------------------------------------------------------
 
 def advance_form(form: CatForm, states: FormStates) -> dict[str, str]:
-    """``CodeRequestForm.next``."""
+    """``CodeRequestForm.next``: the Cat started the form itself; the plugin takes the request
+    over, as the turn's reading has it."""
     if GENERATION.stale:  # the Cat still holds a form of a retired import of the plugin
         return stale_form(form, states)
     with turn_scope(form.cat):
-        return advance(form, states, session_turn(form.cat)[1].workspace.link_target)
+        session, turn = session_turn(form.cat)
+        return take_over(form, states, lambda: start_request(
+            session, turn, _request_of(turn_notes(), form.cat, turn.text)))
+
+
+def _request_of(notes: TurnNotes, cat: StrayCat, text: str) -> dict[str, str]:
+    """The request as the turn's reading has it (read here only when no hook of this turn
+    read the message: a form the Cat started outside a chat turn)."""
+    reading = notes.reading if notes.key == _call_key(cat) else None
+    if reading is None:
+        return prefill(extract_details(text), text)
+    return prefill(reading.details, reading.request_text)
 
 
 def submit_request(cat: StrayCat, form_data: Mapping[str, object]) -> str:

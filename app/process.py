@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 from ..codegen import SANDBOX_LAUNCHER
 from ..memory import EXTRACT_WORKER_MARKER
-from .drafting.session import Sessions
+from .drafting.sessions import Sessions
 from .host.environment import PLUGIN_PACKAGE
 from .host.lifecycle import LIFECYCLE, Lifecycle, kill_children
 from .projects.registry import Registry

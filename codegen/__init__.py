@@ -46,6 +46,17 @@ _EXPORTS: dict[str, str] = {
     "waiting_line": ".reading.replies",
     "Utterance": ".reading.utterance",
     "read_utterance": ".reading.utterance",
+    # the conversation's rules: where a user stands, one reading per turn, one table
+    "Situation": ".conversation.situation",
+    "Stage": ".conversation.situation",
+    "FileAnswer": ".conversation.corrections",
+    "Kind": ".conversation.turn_reading",
+    "Reading": ".conversation.turn_reading",
+    "read_turn": ".conversation.turn_reading",
+    "Action": ".conversation.rules",
+    "Route": ".conversation.rules",
+    "route": ".conversation.rules",
+    "rules_markdown": ".conversation.rules",
     # a task's phases and its meta-code
     "CodegenPhase": ".loop.phases",
     "PhaseMachine": ".loop.phases",
@@ -103,6 +114,16 @@ if TYPE_CHECKING:
     from .checks.judge import judge_draft as judge_draft
     from .checks.related_tests import select_related_tests as select_related_tests
     from .checks.validate import validate_draft as validate_draft
+    from .conversation.corrections import FileAnswer as FileAnswer
+    from .conversation.rules import Action as Action
+    from .conversation.rules import Route as Route
+    from .conversation.rules import route as route
+    from .conversation.rules import rules_markdown as rules_markdown
+    from .conversation.situation import Situation as Situation
+    from .conversation.situation import Stage as Stage
+    from .conversation.turn_reading import Kind as Kind
+    from .conversation.turn_reading import Reading as Reading
+    from .conversation.turn_reading import read_turn as read_turn
     from .defaults import DRAFT_RUN_DEFAULTS as DRAFT_RUN_DEFAULTS
     from .diffs import FileDiff as FileDiff
     from .diffs import file_diffs as file_diffs

@@ -2,14 +2,14 @@
 
 "code memory status", "index my repository", the draft history's commands and the associative
 sources' ("add source ...", "list sources", "remove source ...") are recognised by
-``codegen.reading.commands``; this module answers them. A command answers only where it means
-something (``codegen.reading.commands.claimed``): for anyone else its words are an ordinary
-message.
+``codegen.reading.commands`` in the turn's one reading (``codegen.read_turn``); this module
+answers them. A command answers only where it means something (``codegen.claimed``, applied by
+the reading): for anyone else its words are an ordinary message.
 """
 
 from __future__ import annotations
 
-from ...codegen import Command, Found, claimed, detect_command
+from ...codegen import Command, Found
 from ...memory import CodeMemoryError
 from ..drafting.draft_diff import chat_diff
 from ..drafting.history import draft_history, redo_draft, roll_back_draft
@@ -25,14 +25,9 @@ from .status import status_report
 SOURCE_COMMANDS = frozenset({Command.ADD_SOURCE, Command.LIST_SOURCES, Command.REMOVE_SOURCE})
 
 
-def answer_command(cat: StrayCat, session: Session, turn: Turn, text: str) -> str | None:
-    """The answer to a plugin command, or ``None`` when ``text`` is none (or not for this
-    user: the draft-history commands belong to users with a task)."""
-    found = detect_command(text)
-    if not claimed(found, repository_configured=turn.workspace.repository_configured,
-                   has_task=bool(session.state.task_id)):
-        return None
-    assert found is not None
+def answer_command(cat: StrayCat, session: Session, turn: Turn, found: Found) -> str | None:
+    """The answer to a plugin command the turn's reading found and claimed for this user
+    (``codegen.claimed``: the draft-history commands belong to users with a task)."""
     if found.command in SOURCE_COMMANDS:
         return _source_command(cat, turn, found)
     return _plugin_command(cat, session, turn, found)

@@ -19,10 +19,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...codegen import Reading
 from ...memory import CodeMemoryError, is_code_point
+from ..drafting.session import Session
 from ..host.cat_types import Procedure, Recalled, WorkingMemory
 from ..projects.lookup import fitted_context, retrieve
 from ..projects.registry import Project
+from ..projects.workspace import Turn
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +45,18 @@ SECTION = "\n\n# Code from the indexed repository\n{code_context}\n"
 class TurnNotes:
     """What the plugin decided and found during one turn."""
 
-    #: The answer decided before the agent runs (a restart report, a resumed loop).
+    #: Which call of the Cat these notes are of (the ``StrayCat`` and its message object).
+    key: tuple[int, int] = (0, 0)
+    #: The user's session and this call's turn, made once per turn (``app/entry.py``).
+    session: Session | None = None
+    turn: Turn | None = None
+    #: The turn's one reading of the message (``codegen.read_turn``); no hook reads it again.
+    reading: Reading | None = None
+    #: The plugin's answer (``agent_fast_reply`` gives it; ``None``: the Cat answers).
     reply: str | None = None
-    #: The message is a code request: the request form, started this turn, answers it.
-    routed: bool = False
     #: The message is a question about the code: retrieve for it.
     question: str = ""
-    #: Said after this turn's answer: the user's proposal still waits (an aside to it).
+    #: Said after this turn's answer: what still waits (the proposal, the file question).
     waiting: str = ""
     #: Declarative memories the Cat asked for (before widening).
     wanted: int | None = None
@@ -97,7 +105,9 @@ def drop_procedures(working_memory: WorkingMemory, names: set[str]) -> None:
     On a question the plugin already retrieved for, offering ``search_code`` again would only
     cost the Cat a tool-selection call; other plugins' tools stay.
     """
-    recalled = list(working_memory.procedural_memories or [])
+    recalled = list(getattr(working_memory, "procedural_memories", None) or [])
+    if not recalled or not names:
+        return
     working_memory.procedural_memories = [
         m for m in recalled if (getattr(m[0], "metadata", None) or {}).get("source") not in names]
 
@@ -124,13 +134,18 @@ def add_code_section(prompt_suffix: str) -> str:
     return prompt_suffix + SECTION
 
 
+#: The request form's name among the Cat's procedures (``forms.CodeRequestForm``).
+REQUEST_FORM = "CodeRequestForm"
+
+
 def after_recall(working_memory: WorkingMemory, procedures: Iterable[Procedure],
                  plugin_id: str) -> None:
-    """Code out of the ordinary recall; on a code question, the plugin's procedures too."""
+    """Code out of the ordinary recall; the request form's triggers always (the plugin reads
+    requests itself, once per turn: the Cat's tool choice never needs to start it), and on a
+    code question the plugin's other procedures too."""
     split_code_recall(working_memory)
-    if notes().question:
-        own = {p.name for p in procedures if getattr(p, "plugin_id", None) == plugin_id}
-        drop_procedures(working_memory, own)
+    own = {p.name for p in procedures if getattr(p, "plugin_id", None) == plugin_id}
+    drop_procedures(working_memory, own if notes().question else own & {REQUEST_FORM})
 
 
 def code_context(project: Callable[[], Project]) -> str:

@@ -195,7 +195,7 @@ def _restored(session: Session, turn: Turn, project: Project, commit: str, verb:
         if session.state.task_id == task:
             session.state.scratchpad.start_task(task, initial=snapshot)
             session.state.commit_id = commit
-            session.publish(turn.working_memory)
+            session.save()
     info = project.commits.show(commit)
     return f"{verb} {info.name} `{commit[:10]}`; its working-memory notes are restored."
 
@@ -245,7 +245,7 @@ def _apply(session: Session, turn: Turn, project: Project) -> str:
     except (WriteBackRefused, OSError) as err:
         return f"I did not write anything: {err}"
     state.applied_commit = state.commit_id
-    session.publish(turn.working_memory)
+    session.save()
     written = ", ".join(f"`{p}`" for p in result.written)
     return (f"Applied draft `{state.commit_id[:10]}` to {written}. The previous content is "
             f"the first commit of task `{state.task_id}` in the draft history.")

@@ -1,9 +1,10 @@
-"""One user's code-generation state, as plain data under one working-memory key.
+"""One user's code-generation state, as plain data: what its one owner stores.
 
-The Cat's ``file_system`` cache pickles the whole working memory after every turn (and a value
-that does not pickle bricks the user's session, docs/cat-plugin-api.md), so what is stored there
-is a dict of strings, numbers and lists; ``SessionState`` is the typed view of it. Live objects
-(the lock, the worker thread) belong to ``session.Session``, never here.
+``SessionState`` is the typed state; ``to_dict`` is what ``state_store.StateStore`` writes (the
+owner) and what the working memory gets as a view at the end of a turn, under one key (the Cat's
+``file_system`` cache pickles the whole working memory after every turn, and a value that does
+not pickle bricks the user's session, docs/cat-plugin-api.md): strings, numbers, lists. Live
+objects (the lock, the worker thread) belong to ``session.Session``, never here.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 STATE_KEY = "code_working_memory"
 
 #: Version of the layout below (new keys are optional, so older states still load).
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 #: Phases in which a worker thread runs the task's draft loop.
 RUNNING_PHASES = frozenset({CodegenPhase.METACODE_CONFIRMED, CodegenPhase.DRAFTING,
@@ -44,8 +45,14 @@ class SessionState:
     applied_commit: str = ""
     #: LLM calls the current task made so far (proposals, revisions, the loop, scoring).
     llm_calls: int = 0
-    #: The number of the task's last draft-loop run (the task ledger's ``RunRecord.run``).
+    #: The number of the task's last draft-loop run (1, 2, ... for "continue").
     run: int = 0
+    #: How the task's last draft-loop run ended (``LastRun``), recorded by its worker.
+    last_run: dict[str, Any] = field(default_factory=dict)  # Any: JSON
+    #: The request waiting for its file ("which file should the code go in?"), else empty.
+    asking: dict[str, str] = field(default_factory=dict)
+    #: The command the plugin asked "Did you mean ...?" about, else "".
+    suggestion: str = ""
     #: Problems found while loading (a damaged state is replaced, never fatal).
     warnings: list[str] = field(default_factory=list)
 
@@ -78,6 +85,9 @@ class SessionState:
             "applied_commit": self.applied_commit,
             "llm_calls": self.llm_calls,
             "run": self.run,
+            "last_run": dict(self.last_run),
+            "asking": dict(self.asking),
+            "suggestion": self.suggestion,
             "scratchpad": self.scratchpad.to_dict(),
         }
 
@@ -95,18 +105,31 @@ class SessionState:
                 applied_commit=str(data.get("applied_commit", "")),
                 llm_calls=int(data.get("llm_calls", 0)),
                 run=int(data.get("run", 0)),
+                last_run=dict(data.get("last_run") or {}),
+                asking={str(k): str(v) for k, v in (data.get("asking") or {}).items()},
+                suggestion=str(data.get("suggestion", "")),
             )
-        except (KeyError, TypeError, ValueError, ScratchpadError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError, ScratchpadError) as err:
             log.warning("code working memory state damaged, starting afresh: %s", err)
             return cls(warnings=[f"the previous code-generation state was damaged ({err}); "
                                  "it was reset"])
 
 
-def read_state(working_memory: Storage) -> SessionState:
-    """The state stored in a working memory (a fresh one on first use)."""
-    return SessionState.from_dict(working_memory.get(STATE_KEY))
+def state_in(working_memory: Storage) -> SessionState | None:
+    """The view a working memory holds (``None`` without one, or an unreadable one): what an
+    older version of the plugin kept there, adopted once by the owner."""
+    try:
+        data = working_memory.get(STATE_KEY)
+    except Exception as err:  # the Cat's object, as a cache left it: never fatal
+        log.warning("code working memory: the working memory's state is unreadable: %s", err)
+        return None
+    if not isinstance(data, Mapping) or "scratchpad" not in data:
+        return None
+    state = SessionState.from_dict(data)
+    return None if state.warnings else state
 
 
-def write_state(working_memory: object, state: SessionState) -> None:
-    """Store the state as plain data (attribute assignment: dict access is deprecated)."""
+def write_view(working_memory: object, state: SessionState) -> None:
+    """The state as plain data into a turn's working memory (attribute assignment: dict access
+    is deprecated); from the Cat's own thread only, at the end of a turn."""
     setattr(working_memory, STATE_KEY, state.to_dict())

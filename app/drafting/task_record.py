@@ -1,79 +1,73 @@
-"""A task's draft-loop outcome as the task ledger records it, and what the user is told of it.
+"""A task's draft-loop runs as its state records them, and what the user is told of them.
 
-The Cat loads a user's working memory when a message arrives and saves its own copy when the
-turn ends, so a copy loaded before a draft loop finished can overwrite what the worker wrote
-into the cache meanwhile (docs/cat-plugin-api.md, "Who owns a task's state"). The durable
-record of a run is therefore the project's ``TaskLedger`` (``RunRecord``): ``begin_run`` numbers
-a run when its worker starts, ``record_outcome`` is the worker's first act when it finishes, and
-``adopt_recorded`` puts a finished record over a state that still says the loop runs (a stale
-copy found after a restart or a toggle), so only a run nothing recorded is reported as
-interrupted. ``stop_answer`` and ``finished_answer`` say what happened to a task whose loop
-has ended, for a "stop" that came too late and a "continue" on a finished task.
+Each run of a task's loop is numbered when it starts (``begin_run``: the state's ``run``, its
+``last_run`` marked running) and its outcome is recorded by its worker the moment it ends
+(``outcome_record``, saved durably by the session, the state's one owner, before the result is
+sent): so a run whose state still says *running* with no worker alive is one the Cat stopped,
+reported as interrupted, and a kill -9 right after a draft finished loses nothing.
+``stop_answer`` and ``finished_answer`` say what happened to a task whose loop has ended, for a
+"stop" that came too late and a "continue" on a finished task.
 """
 
 from __future__ import annotations
 
-import logging
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from ...codegen import CodegenPhase, Committed, GaveUp, LoopStatus
-from ..projects.ledger import RunRecord
-from ..projects.registry import Project
 from .state import SessionState
-
-log = logging.getLogger(__name__)
 
 DONE = "done"
 FAILED = "failed"
+RUNNING = "running"
 
 
-def begin_run(state: SessionState, project: Project, user: str) -> None:
-    """A draft loop is about to run for the state's task: number the run in the ledger."""
-    state.run = project.ledger.start_run(state.task_id, user)
+@dataclass(frozen=True)
+class LastRun:
+    """How one run of a task's draft loop ended (``running`` until its worker records it)."""
+
+    run: int
+    phase: str = RUNNING
+    commit_id: str = ""
+    failure: str = ""
+    #: the scratchpad's ``loop.status`` the outcome leaves (committed, gave_up)
+    loop_status: str = ""
+    iterations: int = 0
+    llm_calls: int = 0
+
+    def to_dict(self) -> dict[str, Any]:  # Any: JSON
+        return asdict(self)
+
+    @classmethod
+    def of(cls, data: object) -> LastRun | None:
+        if not isinstance(data, dict) or "run" not in data:
+            return None
+        try:
+            return cls(run=int(data["run"]), phase=str(data.get("phase", RUNNING)),
+                       commit_id=str(data.get("commit_id", "")),
+                       failure=str(data.get("failure", "")),
+                       loop_status=str(data.get("loop_status", "")),
+                       iterations=int(data.get("iterations", 0)),
+                       llm_calls=int(data.get("llm_calls", 0)))
+        except (TypeError, ValueError):
+            return None
 
 
-def outcome_record(run: int, outcome: Committed | GaveUp, llm_calls: int) -> RunRecord:
+def begin_run(state: SessionState) -> None:
+    """A draft loop is about to run for the state's task: number the run."""
+    state.run += 1
+    state.last_run = LastRun(state.run).to_dict()
+
+
+def outcome_record(run: int, outcome: Committed | GaveUp, llm_calls: int) -> LastRun:
     """The record of a run that ended with ``outcome``."""
     if isinstance(outcome, Committed):
-        return RunRecord(run, DONE, commit_id=outcome.commit_id,
-                         loop_status=LoopStatus.COMMITTED.value,
-                         iterations=outcome.iterations, llm_calls=llm_calls)
-    return RunRecord(run, FAILED, commit_id=outcome.last_good, failure=outcome.reason,
-                     loop_status=LoopStatus.GAVE_UP.value, iterations=outcome.iterations,
-                     llm_calls=llm_calls)
-
-
-def record_outcome(project: Project, task_id: str, record: RunRecord) -> None:
-    """Write a run's outcome into the ledger (a failure to write is logged: the state in this
-    process still has it)."""
-    try:
-        project.ledger.record_run(task_id, record)
-    except OSError as err:
-        log.warning("could not record the outcome of task %s: %s", task_id, err)
-
-
-def adopt_recorded(state: SessionState, project: Project | None) -> RunRecord | None:
-    """Put the ledger's finished record of the state's task over the state, when the state
-    still says the loop runs and the record is of its run or a later one; the record adopted."""
-    if project is None or not state.running:
-        return None
-    try:
-        record = project.ledger.run_of(state.task_id)
-    except OSError as err:
-        log.warning("could not read the ledger of task %s: %s", state.task_id, err)
-        return None
-    if record is None or not record.finished or record.run < state.run:
-        return None
-    if record.phase == DONE:
-        state.phase.walk_to(CodegenPhase.DONE, "recorded by the draft loop")
-    else:
-        state.phase.fail(record.failure or "the draft loop failed")
-    if record.commit_id:
-        state.commit_id = record.commit_id
-    if record.loop_status and state.task_id in state.scratchpad.tasks():
-        state.scratchpad.put(state.task_id, "loop.status", record.loop_status)
-    state.llm_calls = max(state.llm_calls, record.llm_calls)
-    state.run = record.run
-    return record
+        return LastRun(run, DONE, commit_id=outcome.commit_id,
+                       loop_status=LoopStatus.COMMITTED.value,
+                       iterations=outcome.iterations, llm_calls=llm_calls)
+    return LastRun(run, FAILED, commit_id=outcome.last_good, failure=outcome.reason,
+                   loop_status=LoopStatus.GAVE_UP.value, iterations=outcome.iterations,
+                   llm_calls=llm_calls)
 
 
 def _what(state: SessionState) -> str:
@@ -82,12 +76,13 @@ def _what(state: SessionState) -> str:
             f"(task `{state.task_id}`)")
 
 
-def _after(record: RunRecord | None) -> str:
+def _after(record: LastRun | None) -> str:
     return f" after {record.iterations} iteration(s)" if record and record.iterations else ""
 
 
-def stop_answer(state: SessionState, record: RunRecord | None) -> str:
+def stop_answer(state: SessionState) -> str:
     """"stop" when the task's loop has already ended: what happened to it."""
+    record = LastRun.of(state.last_run)
     last = f"`{state.commit_id[:12]}`" if state.commit_id else "none"
     if state.phase.phase is CodegenPhase.DONE:
         return (f"Nothing to stop: the draft of {_what(state)} had already finished, committed "

@@ -2,12 +2,13 @@
 
 The loop runs for minutes, so it runs in a daemon thread of its own (a turn must not block the
 user's socket). Progress moves the task's phase through legal transitions and reaches the user
-as throttled notifications; the result arrives as a chat message. Every update goes through the
-session's lock and is persisted into the user's cached working memory, so a restarted Cat finds
-the phase the loop had reached. The outcome is recorded in the task ledger first
-(``task_record``): that record, not the cached copy, is what a later turn or a restarted Cat
-trusts. When the process stops, the worker leaves the state alone: the task stays "drafting",
-its run stays unrecorded, and the next Cat reports it as interrupted (``interruption_report``).
+as throttled notifications; the result arrives as a chat message. The loop's notes go straight
+into the task's scratchpad in the session's state (``TaskNotes``: the one copy the prompts read),
+and every update is made under the session's lock and saved to the state's owner
+(``state_store``); the outcome is saved durably *before* the result is sent, so a restart or a
+kill -9 right after finds it. The worker never touches the Cat's working memory or its cache.
+When the process stops, the worker leaves the state alone: the task stays "drafting", and the
+next Cat reports it as interrupted (``interruption_report``).
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ from typing import Protocol
 
 from ...codegen import CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
 from ...llm import LLMError, Meter
-from ...memory import CommitInfo, Scratchpad, TaskNotFound, is_good
+from ...memory import CommitInfo, TaskNotFound, is_good
 from ..host.lifecycle import LIFECYCLE, ShuttingDown
 from ..host.model_advice import failure_text, unreadable_verdict_advice
 from ..projects.indexing import PROGRESS_INTERVAL_S, Throttle
-from ..projects.ledger import RunRecord
 from ..projects.registry import Project
 from ..projects.workspace import UserLink, Workspace
 from .loop_run import (
@@ -34,16 +34,16 @@ from .loop_run import (
     run_loop,
     run_prepared,
 )
-from .state import STATE_KEY, SessionState
+from .state import SessionState
 from .task_context import TaskContext
-from .task_record import outcome_record, record_outcome
+from .task_record import FAILED, LastRun, outcome_record
 
 log = logging.getLogger(__name__)
 
 
 class TaskOwner(Protocol):
-    """What the worker needs of its user's ``session.Session``: the state it merges its notes
-    into under the session's lock, the request's meter and the task's retrieval."""
+    """What the worker needs of its user's ``session.Session``: the state it writes under the
+    session's lock and saves to its owner, the request's meter and the task's retrieval."""
 
     @property
     def state(self) -> SessionState: ...
@@ -53,6 +53,34 @@ class TaskOwner(Protocol):
     def meter(self) -> Meter: ...
     @property
     def context(self) -> TaskContext | None: ...
+    def save(self, *, durable: bool = False) -> None: ...
+
+
+class TaskNotes:
+    """The loop's ``Notes``: the task's scratchpad in the session's state, written under the
+    session's lock and saved (what the prompts and the commits' snapshots read: one copy). A
+    task no longer in the scratchpad (archived meanwhile) takes no more notes."""
+
+    def __init__(self, session: TaskOwner, task_id: str) -> None:
+        self.session = session
+        self.task_id = task_id
+
+    def put(self, task_id: str, key: str, value: object) -> None:
+        with self.session.lock:
+            pad = self.session.state.scratchpad
+            if task_id in pad.tasks():
+                pad.put(task_id, key, value)
+                self.session.save()
+
+    def get(self, task_id: str, key: str, default: object = None) -> object:
+        with self.session.lock:
+            pad = self.session.state.scratchpad
+            return pad.get(task_id, key, default) if task_id in pad.tasks() else default
+
+    def snapshot(self, task_id: str) -> dict[str, object]:
+        with self.session.lock:
+            pad = self.session.state.scratchpad
+            return dict(pad.snapshot(task_id)) if task_id in pad.tasks() else {}
 
 
 class DraftWorker:
@@ -68,15 +96,14 @@ class DraftWorker:
         self.workspace = workspace
         self.meta = meta
         self.task_id = session.state.task_id
-        #: The run's number in the task ledger (``task_record.begin_run``).
+        #: The run's number (``task_record.begin_run``).
         self.run = session.state.run
         self.stop_event = threading.Event()
         #: Set once the loop has its outcome: from then on a stop cannot change it.
         self.finishing = threading.Event()
-        #: The outcome as recorded in the ledger, once the worker recorded it.
-        self.record: RunRecord | None = None
-        self.notes = Scratchpad()  # the worker's own copy; merged into the state on updates
-        self.notes.import_task(self.task_id, session.state.scratchpad.export_task(self.task_id))
+        #: The outcome, once the worker recorded it.
+        self.record: LastRun | None = None
+        self.notes = TaskNotes(session, self.task_id)
         self._throttle = Throttle(PROGRESS_INTERVAL_S)
         self._thread = threading.Thread(target=self._run, name=f"codemem-draft-{self.task_id}",
                                         daemon=True)
@@ -121,10 +148,9 @@ class DraftWorker:
                 return
             log.exception("draft loop of task %s failed", self.task_id)
             self.finishing.set()
-            self.record = RunRecord(self.run, "failed", failure=f"{type(err).__name__}: {err}",
-                                    llm_calls=self.session.meter.calls)
-            record_outcome(self.project, self.task_id, self.record)
-            self._update(failure=self.record.failure)
+            self.record = LastRun(self.run, FAILED, failure=f"{type(err).__name__}: {err}",
+                                  llm_calls=self.session.meter.calls)
+            self._update(failure=self.record.failure, record=self.record)
             said = (_sentence(failure_text("drafting", err, self.workspace.config))
                     if isinstance(err, (LLMError, TimeoutError)) else
                     f"The draft loop stopped with an error: {type(err).__name__}: {err}.")
@@ -138,14 +164,13 @@ class DraftWorker:
         return draft_diffs(self.project, base, outcome.commit_id) if base else ""
 
     def _finish(self, outcome: Committed | GaveUp, diff: str) -> None:
-        """Record the outcome in the ledger (the durable record), then in the session's state,
-        then tell the user."""
+        """Record the outcome in the session's state, saved durably, then tell the user."""
         self.record = outcome_record(self.run, outcome, self.session.meter.calls)
-        record_outcome(self.project, self.task_id, self.record)
         if isinstance(outcome, Committed):
-            self._update(CodegenPhase.DONE, outcome.commit_id)
+            self._update(CodegenPhase.DONE, outcome.commit_id, record=self.record)
         else:
-            self._update(commit_id=outcome.last_good, failure=outcome.reason)
+            self._update(commit_id=outcome.last_good, failure=outcome.reason,
+                         record=self.record)
         advice = "" if isinstance(outcome, Committed) else unreadable_verdict_advice(
             ((r.check, r.message) for r in outcome.last_report.results), self.workspace.config)
         message = outcome_message(outcome, self.meta, diff, self.session.meter.calls, advice)
@@ -166,22 +191,25 @@ class DraftWorker:
                            + (f" ({event.message[:120]})" if event.message else ""))
 
     def _update(self, phase: CodegenPhase | None = None, commit_id: str = "",
-                failure: str = "") -> None:
-        """Merge the worker's notes and phase into the session's state and persist it."""
+                failure: str = "", record: LastRun | None = None) -> None:
+        """Move the task's phase in the session's state and save it (durably with the run's
+        outcome, ``record``)."""
         session = self.session
         with session.lock:
             state = session.state
             if state.task_id != self.task_id:
                 return  # the user moved on to another task; the history keeps this one
-            state.scratchpad.import_task(self.task_id, self.notes.export_task(self.task_id))
             if phase is not None and state.phase.phase is not phase:
                 state.phase.walk_to(phase, "draft loop")
             if failure and not state.phase.phase.terminal:
                 state.phase.fail(failure)
             if commit_id:
                 state.commit_id = commit_id
-            state.llm_calls = session.meter.calls
-            self.link.persist(STATE_KEY, state.to_dict())
+            if record is not None:
+                state.last_run = record.to_dict()
+                if record.loop_status and self.task_id in state.scratchpad.tasks():
+                    state.scratchpad.put(self.task_id, "loop.status", record.loop_status)
+            session.save(durable=record is not None)
 
 
 def interruption_report(state: SessionState, project: Project | None) -> tuple[str, str]:

@@ -12,10 +12,8 @@ task's (one whose notes were archived) reaches its own user's, and everyone's wh
 turns on "Share finished tasks with every user". ``TaskLedger`` records who owns which task and
 whether it is finished, in the project's folder, so the rule holds across restarts.
 
-The ledger is also the one owner of where a task's draft loop stands (``RunRecord``): each run
-of the loop is numbered when it starts, and its worker records the outcome (done, failed,
-stopped) there before anything else, so neither the Cat's write-back of a stale working memory
-nor a restart right after can lose it (docs/cat-plugin-api.md, "Who owns a task's state").
+Where a task's draft loop stands is not kept here: that is the user's state, whose one owner
+is ``app/drafting/state_store.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from ...codegen import EpisodeRecord
@@ -42,44 +40,10 @@ SHARED_TYPES = ("code_entity", SOURCE_ENTITY, "documentation", "debugging_sessio
 TASK_NOTE = "task_note"
 
 
-@dataclass(frozen=True)
-class RunRecord:
-    """Where one run of a task's draft loop stands: ``running`` from its start until its worker
-    records the outcome (``done`` or ``failed``); a ``running`` record nothing runs for is a run
-    the Cat stopped. ``run`` numbers the task's runs (1, 2, ... for "continue")."""
-
-    run: int
-    phase: str = "running"
-    commit_id: str = ""
-    failure: str = ""
-    #: the scratchpad's ``loop.status`` the outcome leaves (committed, gave_up)
-    loop_status: str = ""
-    iterations: int = 0
-    llm_calls: int = 0
-
-    @property
-    def finished(self) -> bool:
-        return self.phase != "running"
-
-    @classmethod
-    def from_dict(cls, data: object) -> RunRecord | None:
-        if not isinstance(data, dict):
-            return None
-        try:
-            return cls(run=int(data["run"]), phase=str(data.get("phase", "running")),
-                       commit_id=str(data.get("commit_id", "")),
-                       failure=str(data.get("failure", "")),
-                       loop_status=str(data.get("loop_status", "")),
-                       iterations=int(data.get("iterations", 0)),
-                       llm_calls=int(data.get("llm_calls", 0)))
-        except (KeyError, TypeError, ValueError):
-            return None
-
-
 class TaskLedger:
-    """Who owns each task of a project, which tasks are finished, and where each task's draft
-    loop stands (a small JSON file, re-read under a file lock before every change, so two
-    imports of the plugin in one process never undo each other's records)."""
+    """Who owns each task of a project and which tasks are finished (a small JSON file, re-read
+    under a file lock before every change, so two imports of the plugin in one process never
+    undo each other's records)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -134,34 +98,6 @@ class TaskLedger:
         with self._changing() as tasks:
             if task_id in tasks:
                 tasks[task_id]["finished"] = True
-
-    def start_run(self, task_id: str, user: str) -> int:
-        """A draft loop starts for ``task_id``: its run number, recorded as running."""
-        with self._changing() as tasks:
-            entry = tasks.setdefault(task_id, {"user": user, "finished": False})
-            previous = RunRecord.from_dict(entry.get("loop"))
-            run = (previous.run if previous is not None else 0) + 1
-            entry["loop"] = asdict(RunRecord(run))
-            return run
-
-    def record_run(self, task_id: str, record: RunRecord) -> bool:
-        """The outcome of a run, unless a later run of the task started since (an older run
-        never overwrites a newer one); whether it was recorded."""
-        with self._changing() as tasks:
-            entry = tasks.get(task_id)
-            current = RunRecord.from_dict(entry.get("loop")) if entry is not None else None
-            if entry is None or (current is not None and current.run > record.run):
-                return False
-            entry["loop"] = asdict(record)
-            return True
-
-    def run_of(self, task_id: str) -> RunRecord | None:
-        """The last recorded run of ``task_id`` (read from the file: another process or import
-        may have written it)."""
-        with self._lock:
-            self._tasks = self._load()
-            entry = self._tasks.get(task_id)
-            return RunRecord.from_dict(entry.get("loop")) if entry is not None else None
 
     def owner(self, task_id: str) -> str | None:
         """The user who owns ``task_id``, or None for a task the ledger does not know."""

@@ -38,6 +38,14 @@ def defining_file(project: Project, symbol: str) -> str:
     return ""
 
 
+def file_named(project: Project, name: str) -> str:
+    """The one indexed file called ``name`` (``text_utils.py``: ``pkg/text_utils.py``), else
+    ``name`` as given (a new file at the top)."""
+    paths = {p for p in project.code.indexed_paths(project.root)
+             if p == name or p.endswith("/" + name)}
+    return paths.pop() if len(paths) == 1 else name
+
+
 def named_in_file(project: Project, path: str, names: Sequence[str]) -> str:
     """The one of ``names`` that ``path`` defines ("add a timeout to fetch in net/http.py":
     ``fetch``), or "" when it defines none or several of them."""

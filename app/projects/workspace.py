@@ -1,9 +1,10 @@
 """What one call from the Cat gives a session: configuration, project, a way back.
 
 A hook, tool or form receives a ``StrayCat``; a ``Turn`` is the three things the plugin takes
-from it, named: the user's working memory (where the state is published), the ``Workspace``
-(validated settings, the derived configuration and, on demand, the repository's project) and a
-``UserLink``, the one object a worker thread keeps to reach the user after the turn ended.
+from it, named: the user's working memory (which gets a view of the user's state at the end of
+the turn), the ``Workspace`` (validated settings, the derived configuration and, on demand, the
+repository's project) and a ``UserLink``, the one object a worker thread keeps to reach the user
+after the turn ended (messages only: it never touches the Cat's working memory or cache).
 """
 
 from __future__ import annotations
@@ -75,13 +76,13 @@ class Workspace:
 
 
 class UserLink:
-    """How work started in a turn reaches its user later: messages, and the saved state.
+    """How work started in a turn reaches its user later: messages.
 
     ``send`` goes to the user's current socket (the Cat looks it up by user id, so a reconnect
     still receives it; without a socket the message is dropped and the result stays in the
-    history). ``persist`` writes a plain value (the session's state) into the user's *cached*
-    working memory, not into the turn's copy: with the ``file_system`` cache the turn's copy is
-    stale by then, and pickling it would overwrite the chat history of later turns.
+    history and in the user's state). A worker thread keeps this and nothing else of the Cat:
+    it never reads or writes the Cat's cache, which the Cat writes non-atomically from its own
+    threads (docs/architecture.md, "One owner").
     """
 
     def __init__(self, cat: CatHost) -> None:
@@ -96,21 +97,6 @@ class UserLink:
                 send(text, kind)
         except Exception as err:  # the user may have left; the result stays in the history
             log.info("could not reach %s: %s", self.user_id, err)
-
-    def persist(self, key: str, value: object) -> None:
-        """``value`` under ``key`` in the user's cached working memory (attribute assignment:
-        the Cat's dict access is deprecated)."""
-        cache = getattr(self._cat, "cache", None)
-        get_item = getattr(cache, "get_item", None)
-        if callable(get_item):
-            item = get_item(f"{self.user_id}_working_memory")
-            if item is not None:
-                setattr(item.value, key, value)
-                cache.insert(item)  # type: ignore[union-attr]
-                return
-        memory = getattr(self._cat, "working_memory", None)  # no Cat cache (tests, older Cats)
-        if memory is not None:
-            setattr(memory, key, value)
 
 
 @dataclass

@@ -51,8 +51,9 @@ def error(status: int, message: str) -> Reply:
 
 def _caller(cat: StrayCat) -> tuple[Session, Turn]:
     GENERATION.claim()
-    session = GENERATION.sessions.of(str(cat.user_id), cat.working_memory)
     turn = Turn.of(cat, GENERATION.registry)
+    session = GENERATION.sessions.of(str(cat.user_id), turn.workspace.config.data_dir,
+                                     cat.working_memory)
     follow_edits(turn.workspace)
     return session, turn
 

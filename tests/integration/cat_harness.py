@@ -373,7 +373,7 @@ def wait_for_indexing(run: CatRun, timeout: float = 300) -> None:
 def wait_for_draft(run: CatRun, user: str, context: Any = "", timeout: float = 600) -> None:
     """Wait for ``user``'s draft loop in ``run``'s Cat (``context`` explains a missing one)."""
     generation = run.plugin_module("app.process").GENERATION
-    session = generation.sessions.of(user, run.working_memory(user))
+    session = generation.sessions.of_user(user)
     assert session is not None and session.worker is not None, context
     session.worker.thread.join(timeout)
     assert not session.worker.alive, f"the draft loop did not finish in {timeout} s"

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.app.drafting.session import Sessions
+from codemem.app.drafting.sessions import Sessions
 from codemem.app.process import GENERATION
 from codemem.app.projects.registry import Registry
+
+
+@pytest.fixture(autouse=True)
+def cat_data_folder(tmp_path, monkeypatch):
+    """The Cat's data folder of the test (the default data folder lives under it)."""
+    monkeypatch.setenv("CCAT_METADATA_FILE", str(tmp_path / "cat-data" / "metadata.json"))
 
 
 @pytest.fixture(autouse=True)

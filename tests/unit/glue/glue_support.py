@@ -80,20 +80,24 @@ def settings_of(cat):
 
 def say(cat, text):
     """One user turn through the plugin's hooks, in the Cat's order; the plugin's answer, or
-    None when the Cat's own agent would answer."""
+    None when the Cat's own agent would answer (``before_cat_sends_message`` runs on the
+    plugin's answer, as in the Cat, and its reminder is kept)."""
     message = SimpleNamespace(text=text)
     cat.working_memory.user_message_json = message
     entry.read_message(cat, message, FormStandIn)
     reply = entry.fast_reply(cat, {})
+    answer = None
     if "output" in reply:
-        return reply["output"]
-    form = cat.working_memory.get("active_form")
-    if form is not None:  # the Cat's form agent: a CLOSED form is cleared one turn later
-        if form._state is States.CLOSED:
-            cat.working_memory.active_form = None
-        else:
-            return form.next()["output"]
-    return None
+        answer = reply["output"]
+    else:
+        form = cat.working_memory.get("active_form")
+        if form is not None:  # the Cat's form agent: a CLOSED form is cleared one turn later
+            if form._state is States.CLOSED:
+                cat.working_memory.active_form = None
+            else:
+                answer = form.next()["output"]
+    sent = entry.end_turn(cat, SimpleNamespace(text=answer if answer is not None else ""))
+    return None if answer is None else sent.text
 
 
 def session_of(cat):

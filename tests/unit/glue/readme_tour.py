@@ -51,9 +51,16 @@ STRUCTURAL = (("rename fmt_ts to format_timestamp everywhere",
 SOURCES = ("add source /srv/other-repo", "add source pip:rich", "list sources",
            "remove source rich")
 REPLY_WORDS = ("go", "cancel", "stop", "continue")
+#: Answers to the file question, and the file each must give the proposal.
+FILE_ANSWERS = (("text_utils.py", "text_utils.py"),
+                ("put it in helpers/strings.py", "helpers/strings.py"),
+                ("text_utils", "text_utils.py"), ("same file as shout", "text_utils.py"))
+UNFILED_REQUEST = "write a function strip_accents that removes the accents from a text"
+MOVE_THE_PROPOSAL = "put it in text/words.py"
 TYPED = frozenset((*STATUS, *INDEXING, *QUESTIONS, *REQUESTS, MAIN_REQUEST, CORRECTION,
                    *HISTORY, WRAPPED_HISTORY, *DIFFS, *APPLY, ASKED_APPLY, *SOURCES,
-                   *(text for text, _ in STRUCTURAL)))
+                   *(text for text, _ in STRUCTURAL), *(text for text, _ in FILE_ANSWERS),
+                   MOVE_THE_PROPOSAL))
 
 
 def readme_phrases() -> tuple[set[str], set[str]]:
@@ -112,6 +119,7 @@ def tour(chat: Driver, cat_answer: str) -> list[str]:
     for text in REQUESTS:
         expect(text, lambda a: "**go**" in a or "Which file" in a)
         expect("cancel", lambda a: a.startswith(("Cancelled", "Dropped")))
+    _file_answers(expect)
     _draft_and_history(chat, expect)
     expect("add source /srv/other-repo", lambda a: "/srv/other-repo" in a)
     expect("add source pip:rich", lambda a: "pip:rich" in a)
@@ -121,6 +129,19 @@ def tour(chat: Driver, cat_answer: str) -> list[str]:
         expect(text, lambda a, start=start: a.startswith(start))
         chat.wait_drafts()
     return wrong
+
+
+def _file_answers(expect: Callable[[str, Callable[[str], bool]], str]) -> None:
+    """The file question answered each way the README shows, then the proposal moved to
+    another file with a correction."""
+    for answer, path in FILE_ANSWERS:
+        expect(UNFILED_REQUEST, lambda a: a.startswith("Which file should the code go in?"))
+        expect(answer, lambda a, path=path: "**go**" in a and "`strip_accents`" in a
+               and f"`{path}`" in a)
+        if answer == FILE_ANSWERS[0][0]:
+            expect(MOVE_THE_PROPOSAL, lambda a: a.startswith("Revised:")
+                   and "`text/words.py`" in a)
+        expect("cancel", lambda a: a.startswith("Cancelled"))
 
 
 def _draft_and_history(chat: Driver, expect: Callable[[str, Callable[[str], bool]], str]) -> None:

@@ -37,7 +37,6 @@ def thread_errors():
     threading.excepthook = previous
 
 
-@pytest.mark.xfail(strict=True, reason="issue 34, defect 1: reproduced before the fix")
 @pytest.mark.parametrize("cache", ["file_system", "in_memory"])
 def test_a_second_request_replaces_the_waiting_proposal(tmp_path, cache):
     llm = ConversationLLM()
@@ -73,10 +72,7 @@ def test_a_question_while_a_proposal_waits_is_never_a_correction(tmp_path):
         assert "capital" not in revised.lower()
 
 
-@pytest.mark.parametrize("tear", [
-    pytest.param("truncate", marks=pytest.mark.xfail(
-        strict=True, reason="issue 34, defect 2: reproduced before the fix")),
-    "delete", "older"])
+@pytest.mark.parametrize("tear", ["truncate", "delete", "older"])
 def test_a_torn_cache_file_never_kills_the_draft(tmp_path, thread_errors, tear):
     llm = ConversationLLM()
     with SimCat(make_repository(tmp_path / "repo"), tmp_path / "data", llm, settings=SETTINGS,

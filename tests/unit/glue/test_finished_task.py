@@ -45,8 +45,8 @@ def _assert_finished_after(cat: SimCat, llm: ConversationLLM, event: str) -> Non
     answer = cat.say("alice", "hello, how are you?")
     assert "interrupted" not in answer and answer == CAT_ANSWER, answer
     assert cat.module("app.process").GENERATION.sessions.of(
-        "alice", cat.cache.get_item("alice_working_memory").value).state.phase.phase.value \
-        == "done"
+        "alice", cat.stored["data_folder"], cat.cache.get_item("alice_working_memory").value
+    ).state.phase.phase.value == "done"
     _no_more_calls(llm)
     answer = cat.say("alice", "continue")
     assert answer.startswith("The draft of `slugify` in `text/slug.py`"), answer

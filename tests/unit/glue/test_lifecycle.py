@@ -84,13 +84,17 @@ def test_a_running_draft_is_stopped_by_a_plugin_event_reported_and_resumable(
         assert_clean(cat)
 
 
-def test_a_form_held_while_the_plugin_is_off_says_so_and_closes(tmp_path, repo, llm):
+def test_the_file_question_waits_while_the_plugin_is_off(tmp_path, repo, llm):
+    """The question lives in the user's state, not in a form the Cat holds: while the plugin
+    is off the Cat answers everything, and once it is on again the question still waits."""
     with sim_cat(tmp_path, repo, llm) as cat:
         assert "Which file" in cat.say("alice", "write a function that adds two numbers")
-        cat.toggle()  # off: the Cat still holds the form of the unloaded import
-        answer = cat.say("alice", "put it in maths.py")
-        assert "switched off or reloaded" in answer
+        cat.toggle()  # off
+        assert cat.say("alice", "put it in maths.py") == CAT_ANSWER
         assert cat.say("alice", "hello") == CAT_ANSWER
+        cat.toggle()  # on again
+        proposal = cat.say("alice", "put it in maths.py")
+        assert "**go**" in proposal and "maths.py" in proposal, proposal
         assert_clean(cat)
 
 

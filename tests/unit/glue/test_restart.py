@@ -12,7 +12,8 @@ from __future__ import annotations
 import pickle
 import threading
 
-from codemem.app.drafting.session import Sessions
+from codemem.app.drafting.sessions import Sessions
+from codemem.app.drafting.state_store import StateStore
 from codemem.app.host import llm_port
 from codemem.app.host.lifecycle import Lifecycle, ShuttingDown, call_abandonably
 from codemem.app.process import GENERATION
@@ -55,7 +56,8 @@ def test_an_interrupted_draft_is_reported_and_continue_finishes_it(tmp_path, mon
     wait_for_draft(cat)
     release.set()
     saved = pickle.loads(pickle.dumps(cat.working_memory))  # what the file_system cache kept
-    assert saved.code_working_memory["phase"] in ("drafting", "validating", "rolled_back")
+    owned = StateStore(str(tmp_path / "data")).load("alice")  # what the state's owner kept
+    assert owned is not None and owned["phase"] in ("drafting", "validating", "rolled_back")
 
     # -- a new process: fresh registries, the same data folder, the saved working memory ----
     GENERATION.registry.close_all()
@@ -87,7 +89,7 @@ def test_continue_right_after_the_restart_resumes_at_once(tmp_path, monkeypatch)
     say(cat, REQUEST)
     state = state_of(cat)
     state.phase.walk_to(CodegenPhase.DRAFTING, "a worker of a process that is gone")
-    session_of(cat).publish(cat.working_memory)
+    session_of(cat).save()
     monkeypatch.setattr(GENERATION, "sessions", Sessions())
     reply = say(cat, "continue")
     assert reply.startswith("Drafting `slugify`"), reply

@@ -13,7 +13,7 @@ import pytest
 
 from codemem import settings
 from codemem.app import entry
-from codemem.app.drafting.state import STATE_KEY, SessionState, read_state
+from codemem.app.drafting.state import STATE_KEY, SessionState, state_in
 from codemem.app.host import environment
 from codemem.app.host.settings_model import PluginSettings
 from codemem.codegen.loop.phases import CodegenPhase
@@ -45,7 +45,7 @@ def test_a_request_without_a_repository_opens_a_task_and_says_what_is_missing():
     assert state.task_id and state.phase.phase is CodegenPhase.FAILED
     assert state.scratchpad.get(state.task_id, "request")["symbol"] == "parse_iso"
     # the file_system cache pickles the working memory between turns
-    again = read_state(pickle.loads(pickle.dumps(cat.working_memory)))
+    again = state_in(pickle.loads(pickle.dumps(cat.working_memory)))
     assert again.task_id == state.task_id and again.phase.phase is CodegenPhase.FAILED
 
 

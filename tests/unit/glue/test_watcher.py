@@ -14,7 +14,7 @@ import pytest
 
 from codemem.app import entry
 from codemem.app.chat import watcher
-from codemem.app.drafting.session import Sessions
+from codemem.app.drafting.sessions import Sessions
 from codemem.app.host.lifecycle import Lifecycle
 from codemem.app.process import Generation
 from codemem.app.projects.registry import Registry
