@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from ..memory import CodeMemoryError
+from ..memory import CodeMemoryError, redact
 from .chat.index_jobs import index_at_startup as index_in_background
 from .chat.index_jobs import start_indexing as start_index_run
 from .chat.recall import VARIABLE as CODE_VARIABLE
@@ -60,6 +60,8 @@ def read_message(cat: StrayCat, message: UserMessage, form_class: FormClass) -> 
     with turn_scope(cat):
         session, turn = session_turn(cat)
         route_message(cat, session, turn, str(message.text or ""), form_class, notes)
+    if isinstance(message.text, str) and redact(message.text) != message.text:
+        message.text = redact(message.text)  # a URL's token stays out of the chat history
     return message
 
 

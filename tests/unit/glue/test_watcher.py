@@ -35,7 +35,7 @@ def test_polling_yields_one_debounced_batch_per_save_and_ends_on_stop(tmp_path):
     (tmp_path / "pkg" / "a.py").write_text("A = 1\n")
     (tmp_path / ".git").mkdir()
     stop, batches = threading.Event(), []
-    poll = PollingWatch(str(tmp_path), poll_s=0.05, debounce_s=0.1)
+    poll = PollingWatch(str(tmp_path), poll_s=0.05, quiet_s=0.1)
     thread = threading.Thread(target=_collect, args=(poll.batches(stop), stop, batches))
     thread.start()
     time.sleep(0.2)
@@ -57,7 +57,7 @@ def test_polling_yields_one_debounced_batch_per_save_and_ends_on_stop(tmp_path):
 
 def test_forced_polling_is_what_watch_changes_uses_without_events(tmp_path):
     stop, batches = threading.Event(), []
-    source = watch_changes(str(tmp_path), stop, events=False, poll_s=0.05, debounce_s=0.05)
+    source = watch_changes(str(tmp_path), stop, events=False, poll_s=0.05, quiet_s=0.05)
     thread = threading.Thread(target=_collect, args=(source, stop, batches))
     thread.start()
     time.sleep(0.15)
