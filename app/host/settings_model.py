@@ -16,7 +16,7 @@ from enum import Enum
 from pydantic import BaseModel, Field, ValidationError
 
 from ...codegen import DRAFT_RUN_DEFAULTS, SandboxPolicy
-from ...memory import CLONE_DEFAULTS, CODE_MEMORY_DEFAULTS, WATCH_DEFAULTS
+from ...memory import CLONE_DEFAULTS, CODE_MEMORY_DEFAULTS, WATCH_DEFAULTS, redact
 
 #: The plugin's project is a ``CodeMemorySystem``: its retrieval defaults are the plugin's.
 RETRIEVAL = CODE_MEMORY_DEFAULTS
@@ -303,7 +303,7 @@ def read_settings(raw: object) -> tuple[PluginSettings, list[str]]:
             for error in err.errors():
                 field = str(error["loc"][0]) if error["loc"] else ""
                 if field in known:
-                    problems.append(
+                    problems.append(redact(
                         f"setting {field!r}: {error['msg']} (got {known.pop(field)!r:.80}); "
-                        "using the default")
+                        "using the default"))
     return PluginSettings(), problems

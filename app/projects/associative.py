@@ -231,7 +231,12 @@ def add_source(settings: PluginSettings, data_dir: str, text: str,
         except (ValueError, CodeMemoryError) as err:
             lines.append(f"I cannot add `{redact(item)[:200]}` as a source: {err}.")
             continue
-        if find_source(current, source.spec) is not None:
+        same = [i for i, s in enumerate(current) if s.repo_id == source.repo_id]
+        if same and isinstance(source, UrlSource) and current[same[0]].spec != source.spec:
+            current[same[0]] = source  # the same repository with other credentials
+            added.append(f"`{source_label(source)}` (its credentials replaced)")
+            continue
+        if same or find_source(current, source.spec) is not None:
             lines.append(f"`{source_label(source)}` is already a source.")
             continue
         current.append(source)

@@ -90,7 +90,8 @@ def fetch_clone(location: GitUrl, dest: str, limits: CloneLimits,
         have = known if os.path.isdir(os.path.join(dest, ".git")) else ""
         answer = _run_worker({"url": location.url, "ref": location.ref, "dest": work,
                               "known": have, "max_bytes": limits.max_bytes}, tmp, limits)
-        fetched = Fetched(answer["commit"], answer.get("ref", ""), bool(answer["unchanged"]))
+        fetched = Fetched(str(answer["commit"]), str(answer.get("ref", "")),
+                          bool(answer["unchanged"]))
         if not fetched.unchanged:
             if _size(work) > limits.max_bytes:
                 raise _too_big(limits)
@@ -220,21 +221,34 @@ def _answer(out_path: str, err_path: str, limits: CloneLimits) -> dict[str, obje
 
 
 def _explain(kind: str, detail: str, limits: CloneLimits) -> str:
-    short = detail.splitlines()[0][:200] if detail else ""
+    short = detail.splitlines()[0][:200].rstrip(": ") if detail else ""
     if kind == "auth":
-        return ("the server asks for authentication: add a read-only token to the URL "
-                "(https://TOKEN@host/owner/repo) or use an ssh URL with a key the Cat's user "
-                "has" + (f" ({short})" if short else ""))
+        return ("the server asks for authentication: put a read-only token in the URL as its "
+                "user name (https, e.g. https://<token>@host/owner/repo) or use an ssh URL with "
+                "a key the Cat's user has")
     if kind == "not_found":
         return ("there is no repository at that URL (a private repository answers this way "
-                "too when no credentials are given)" + (f": {short}" if short else ""))
+                "too when no credentials are given)")
     if kind == "ref_not_found":
         return short or "the ref names no branch, tag or commit of the repository"
     if kind == "unreachable":
-        return f"the host cannot be reached ({short or 'no connection'})"
+        return f"the host cannot be reached ({_network_reason(short)})"
     if kind == "too_big":
-        return _too_big(limits).args[0]
+        return str(_too_big(limits))
     return f"the fetch failed: {short or kind}"
+
+
+def _network_reason(detail: str) -> str:
+    lowered = detail.lower()
+    for words, reason in ((("refused",), "connection refused"),
+                          (("name or service", "nodename", "getaddrinfo", "resolve"),
+                           "unknown host name"),
+                          (("timed out", "timeout"), "no answer in time"),
+                          (("unreachable",), "network unreachable"),
+                          (("certificate", "ssl"), "its TLS certificate was refused")):
+        if any(w in lowered for w in words):
+            return reason
+    return detail[:120] or "no connection"
 
 
 def _size(folder: str) -> int:

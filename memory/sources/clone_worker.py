@@ -54,8 +54,8 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     from dulwich.client import get_transport_and_path
 
     client, path = get_transport_and_path(job["url"])
-    remote = client.get_refs(path)
-    refs = getattr(remote, "refs", remote)  # dulwich >= 0.22.8: an LsRemoteResult
+    remote: Any = client.get_refs(path)
+    refs: dict[bytes, bytes] = getattr(remote, "refs", remote)  # newer dulwich: LsRemoteResult
     commit, name = resolve(refs, job.get("ref", ""))
     if commit == job.get("known"):
         return {"ok": True, "commit": commit, "ref": name, "unchanged": True}
