@@ -122,6 +122,22 @@ def silent_host() -> Iterator[str]:
         listener.close()
 
 
+def clone_workers(pid: int) -> list[int]:
+    """Live children of ``pid`` running the clone worker (other tests' children, such as the
+    parsing pool's workers, are not counted)."""
+    from codemem.memory.sources.clone import CLONE_WORKER
+
+    found = []
+    for child in children_of(pid):
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as handle:
+                if CLONE_WORKER.encode() in handle.read():
+                    found.append(child)
+        except OSError:
+            continue
+    return found
+
+
 def children_of(pid: int) -> list[int]:
     """Live child processes of ``pid`` (Linux ``/proc``), zombies excluded."""
     out = []

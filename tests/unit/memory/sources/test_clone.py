@@ -22,7 +22,7 @@ from codemem.memory.sources.clone import (
 )
 from codemem.memory.sources.git_url import parse_git_url
 
-from .git_server import children_of, commit_files, git_http_server, silent_host, wait_until
+from .git_server import clone_workers, commit_files, git_http_server, silent_host, wait_until
 
 KIT_V1 = {"kit/__init__.py": "def greet(name):\n    return name\n",
           "README.md": "# kit\n\nGreets.\n"}
@@ -126,7 +126,7 @@ def test_a_host_that_never_answers_is_stopped_by_the_time_limit(tmp_path):
         took = time.monotonic() - started
     assert err.kind == "too_slow" and "1.5 s time limit" in str(err)
     assert 1.4 < took < 5
-    assert wait_until(lambda: children_of(os.getpid()) == []), "a child process was left"
+    assert wait_until(lambda: clone_workers(os.getpid()) == []), "a child process was left"
     assert set(threading.enumerate()) <= threads, "a thread was left"
 
 
@@ -137,7 +137,7 @@ def test_the_callers_stop_ends_a_fetch_at_once(tmp_path):
         err = _fails(parse_git_url(f"http://{hostport}/kit.git"), str(tmp_path / "s" / "x"),
                      CloneLimits(timeout_s=60, stop=stop.is_set))
     assert err.kind == "stopped"
-    assert wait_until(lambda: children_of(os.getpid()) == [])
+    assert wait_until(lambda: clone_workers(os.getpid()) == [])
 
 
 def test_a_repository_over_the_size_cap_is_stopped_and_nothing_kept(tmp_path):
@@ -150,7 +150,7 @@ def test_a_repository_over_the_size_cap_is_stopped_and_nothing_kept(tmp_path):
         assert err.kind == "too_big" and "1 MiB clone cap" in str(err)
         fine = fetch_clone(parse_git_url(f"{base}/big.git"), str(tmp_path / "d" / "x"),
                            CloneLimits(max_bytes=64 << 20))
-    assert fine.commit and wait_until(lambda: children_of(os.getpid()) == [])
+    assert fine.commit and wait_until(lambda: clone_workers(os.getpid()) == [])
 
 
 def test_links_in_a_repository_are_checked_out_as_plain_files(tmp_path):
