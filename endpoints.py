@@ -45,6 +45,21 @@ def code_memory_rest_index_progress(
     return _answer("index_progress", cat)
 
 
+@endpoint.get("/code-memory/sources", tags=TAGS)
+def code_memory_rest_sources(cat=check_permissions(AuthResource.MEMORY, AuthPermission.READ)):
+    """The associative sources: kind, version (a repository's ref), commit indexed, entities,
+    status."""
+    return _answer("sources", cat)
+
+
+@endpoint.post("/code-memory/sources/{name}/update", tags=TAGS)
+def code_memory_rest_update_source(
+        name: str, cat=check_permissions(AuthResource.MEMORY, AuthPermission.WRITE)):
+    """Fetch a source again and re-index only what changed, as "update source NAME" (202;
+    404 for no such source, 409 while an indexing run or update is going)."""
+    return _answer("update_source", cat, name)
+
+
 @endpoint.get("/code-memory/search", tags=TAGS)
 def code_memory_rest_search(q: str | None = None, llm: bool = False, limit: int = 10,
                             cat=check_permissions(AuthResource.MEMORY, AuthPermission.READ)):

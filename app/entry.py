@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ..codegen import extract_details
-from ..memory import CodeMemoryError
+from ..memory import CodeMemoryError, redact
 from .chat.actions import start_request
 from .chat.index_jobs import index_at_startup as index_in_background
 from .chat.index_jobs import start_indexing as start_index_run
@@ -84,6 +84,8 @@ def read_message(cat: StrayCat, message: UserMessage, form_class: FormClass) -> 
     with turn_scope(cat):
         session, turn = session_turn(cat)
         route_message(cat, session, turn, str(message.text or ""), form_class, notes)
+    if isinstance(message.text, str) and redact(message.text) != message.text:
+        message.text = redact(message.text)  # a URL's token stays out of the chat history
     return message
 
 

@@ -35,7 +35,7 @@ import types
 from collections.abc import Callable
 
 from ..codegen import SANDBOX_LAUNCHER
-from ..memory import EXTRACT_WORKER_MARKER
+from ..memory import CLONE_WORKER, EXTRACT_WORKER_MARKER
 from .drafting.sessions import Sessions
 from .host.environment import PLUGIN_PACKAGE
 from .host.lifecycle import LIFECYCLE, Lifecycle, kill_children
@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 #: by the plugin's package (``cat.plugins.<id>`` in the Cat, the test alias under pytest).
 HOME_KEY = f"code_working_memory.process-home:{PLUGIN_PACKAGE}"
 #: Processes the plugin starts, recognised on the command line when they must be stopped.
-CHILD_MARKERS = (SANDBOX_LAUNCHER, EXTRACT_WORKER_MARKER)
+CHILD_MARKERS = (SANDBOX_LAUNCHER, EXTRACT_WORKER_MARKER, CLONE_WORKER)
 #: How long a retiring generation waits for its threads before closing its projects.
 RETIRE_JOIN_S = 5.0
 

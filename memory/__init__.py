@@ -46,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "default_walker": ".codeindex.walk",
     "watch_changes": ".codeindex.watch",
     "watch_source": ".codeindex.watch",
+    "WATCH_DEFAULTS": ".codeindex.watch",
     "Impact": ".codeindex.impact",
     "SinkMode": ".codeindex.sink_sync",
     "CatVectorSink": ".codeindex.vector_sink",
@@ -69,7 +70,13 @@ _EXPORTS: dict[str, str] = {
     "declared_dependencies": ".sources.declared",
     "configured_index": ".sources.package_index",
     "FolderSource": ".sources.spec",
+    "UrlSource": ".sources.spec",
     "Source": ".sources.spec",
+    "source_label": ".sources.spec",
+    "redact": ".sources.git_url",
+    "CLONE_DEFAULTS": ".sources.clone",
+    "CLONE_WORKER": ".sources.clone",
+    "CloneLimits": ".sources.clone",
     "find_source": ".sources.spec",
     "format_sources": ".sources.spec",
     "parse_item": ".sources.spec",
@@ -94,6 +101,7 @@ if TYPE_CHECKING:
     from .codeindex.vector_sink import VectorCollection as VectorCollection
     from .codeindex.vector_sink import is_code_point as is_code_point
     from .codeindex.walk import default_walker as default_walker
+    from .codeindex.watch import WATCH_DEFAULTS as WATCH_DEFAULTS
     from .codeindex.watch import watch_changes as watch_changes
     from .codeindex.watch import watch_source as watch_source
     from .commits.index import CommitIndex as CommitIndex
@@ -119,17 +127,23 @@ if TYPE_CHECKING:
     from .scratchpad import ScratchpadError as ScratchpadError
     from .sources.api_lookup import ApiTable as ApiTable
     from .sources.catalog import SourceRow as SourceRow
+    from .sources.clone import CLONE_DEFAULTS as CLONE_DEFAULTS
+    from .sources.clone import CLONE_WORKER as CLONE_WORKER
+    from .sources.clone import CloneLimits as CloneLimits
     from .sources.declared import declared_dependencies as declared_dependencies
+    from .sources.git_url import redact as redact
     from .sources.indexing import AssociativeMemory as AssociativeMemory
     from .sources.indexing import SourceOptions as SourceOptions
     from .sources.indexing import SourceResult as SourceResult
     from .sources.package_index import configured_index as configured_index
     from .sources.spec import FolderSource as FolderSource
     from .sources.spec import Source as Source
+    from .sources.spec import UrlSource as UrlSource
     from .sources.spec import find_source as find_source
     from .sources.spec import format_sources as format_sources
     from .sources.spec import parse_item as parse_item
     from .sources.spec import parse_sources as parse_sources
+    from .sources.spec import source_label as source_label
     from .sources.spec import split_items as split_items
     from .sources.spec import unique_sources as unique_sources
     from .store.support import Filters as Filters

@@ -1,28 +1,29 @@
 """The plugin's own chat commands, answered without the LLM and without the Cat's tool choice.
 
 "code memory status", "index my repository", the draft history's commands and the associative
-sources' ("add source ...", "list sources", "remove source ...") are recognised by
-``codegen.reading.commands`` in the turn's one reading (``codegen.read_turn``); this module
-answers them. A command answers only where it means something (``codegen.claimed``, applied by
-the reading): for anyone else its words are an ordinary message.
+sources' ("add source ...", "list sources", "update source ...", "remove source ...") are
+recognised by ``codegen.reading.commands`` in the turn's one reading (``codegen.read_turn``);
+this module answers them. A command answers only where it means something (``codegen.claimed``,
+applied by the reading): for anyone else its words are an ordinary message.
 """
 
 from __future__ import annotations
 
 from ...codegen import Command, Found
-from ...memory import CodeMemoryError
+from ...memory import CodeMemoryError, redact
 from ..drafting.draft_diff import chat_diff
 from ..drafting.history import draft_history, redo_draft, roll_back_draft
 from ..drafting.session import Session
 from ..host.cat_types import StrayCat
 from ..host.environment import cat_data_dir, missing_settings, save_settings
-from ..projects.associative import add_source, list_sources, remove_source
+from ..projects.associative import add_source, configured_source, list_sources, remove_source
 from ..projects.workspace import Turn
-from .index_jobs import start_indexing
+from .index_jobs import begin_source_update, start_indexing
 from .status import status_report
 
 #: The commands about associative sources.
-SOURCE_COMMANDS = frozenset({Command.ADD_SOURCE, Command.LIST_SOURCES, Command.REMOVE_SOURCE})
+SOURCE_COMMANDS = frozenset({Command.ADD_SOURCE, Command.LIST_SOURCES, Command.REMOVE_SOURCE,
+                             Command.UPDATE_SOURCE})
 
 
 def answer_command(cat: StrayCat, session: Session, turn: Turn, found: Found) -> str | None:
@@ -59,11 +60,18 @@ def _source_command(cat: StrayCat, turn: Turn, found: Found) -> str:
         return f"Associative sources belong to the configured repository: {err}"
     if found.command is Command.LIST_SOURCES:
         return list_sources(workspace.settings, project)
+    if found.command is Command.UPDATE_SOURCE:
+        source = configured_source(workspace.settings, project, found.argument)
+        if source is None:
+            return (f"`{redact(found.argument)[:200]}` is not a source.\n\n"
+                    + list_sources(workspace.settings, project))
+        return begin_source_update(turn, source, notify=True).message
     if found.command is Command.ADD_SOURCE:
         done = add_source(workspace.settings, workspace.config.data_dir, found.argument,
                           protected=(cat_data_dir(),))
     else:
-        done = remove_source(workspace.settings, project, found.argument)
+        done = remove_source(workspace.settings, project, found.argument,
+                             workspace.config.data_dir)
     if done.settings_text is not None:
         save_settings(cat, {"associative_sources": done.settings_text})
         workspace.settings = workspace.settings.model_copy(

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 
-from ...memory import CodeMemoryError
+from ...memory import CodeMemoryError, Source, source_label
 from ..host.environment import cat_data_dir, cat_logger
 from ..host.lifecycle import LIFECYCLE
 from ..process import GENERATION
-from ..projects.associative import index_sources
+from ..projects.associative import index_sources, update_source
 from ..projects.indexing import index_project
-from ..projects.registry import Project
+from ..projects.registry import IndexRun, Project
 from ..projects.workspace import Turn, UserLink, Workspace
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,48 @@ def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool,
             return
         log.exception("indexing %s failed", project.root)
         say(f"Indexing `{project.root}` failed: {type(err).__name__}: {err}", "chat")
+
+
+def begin_source_update(turn: Turn, source: Source, *, notify: bool,
+                        trigger: str = "update-source") -> IndexStart:
+    """Fetch and re-index one source in a thread (``update_source``), unless an indexing run
+    or another update is going; ``GET .../index`` shows it as a run with this ``trigger``."""
+    try:
+        project = turn.workspace.project()
+    except CodeMemoryError as err:
+        return IndexStart(False, f"Cannot update: {err}", error=True)
+    with _indexing_guard:
+        if project.indexing:
+            return IndexStart(False, f"`{project.root}` is being indexed; say **update source "
+                              f"{source.name}** again when it is done.")
+        workspace, link = turn.workspace, turn.link
+        project.indexer = GENERATION.start_thread(
+            lambda: _update(project, workspace, link, source, notify, trigger),
+            name=f"codemem-update-{source.name}")
+    return IndexStart(True, f"Fetching `{source_label(source)}` again; I will report what "
+                      "changed here.")
+
+
+def _update(project: Project, workspace: Workspace, link: UserLink, source: Source,
+            notify: bool, trigger: str) -> None:
+    def say(text: str, kind: str = "notification") -> None:
+        if notify:
+            link.send(text, kind)
+
+    run = project.index_run = IndexRun(running=True, started=time.time(), trigger=trigger)
+    try:
+        run.summary = update_source(project, workspace.settings, workspace.config.data_dir,
+                                    source, say, protected=(cat_data_dir(),))
+        project.generation += 1
+        say(run.summary, "chat")
+    except Exception as err:  # crash boundary of a background thread: report, never lose
+        run.error = f"{type(err).__name__}: {err}"
+        if LIFECYCLE.stopping.is_set():
+            return
+        log.exception("updating source %s failed", source.name)
+        say(f"Updating `{source.name}` failed: {type(err).__name__}: {err}", "chat")
+    finally:
+        run.running, run.finished = False, time.time()
 
 
 def index_at_startup(turn: Turn) -> None:

@@ -9,6 +9,11 @@ thread of this import's generation watches it (``memory.watch_changes``: file ev
 the previous watcher. The thread ends with its generation (a toggle, a re-upload, the Cat's
 shutdown: ``process.Generation`` joins it) or at its own stop. The newest workspace seen is the
 one a re-index uses, so a run never applies stale settings to the project.
+
+One run per burst of saves: a batch ends after the setting "Follow edits: quiet period" without
+an event (``memory.watch_changes``), and runs never overlap: the watch's own runs follow one
+another in its thread (what is saved meanwhile is the next batch), and a run waits for the
+project's index lock, which a requested run holds.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class Watch:
     source: str
     stop: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
+    #: The quiet period that ends a batch (the setting, as it was when the watch started).
+    quiet_s: float = 0.3
     runs: int = 0
     #: when the last batch of changes arrived, and when its re-index finished (time.time())
     last_change: float = 0.0
@@ -74,12 +81,15 @@ def follow_edits(workspace: Workspace) -> Watch | None:
         for other in [r for r in _watches if r != root]:
             _watches.pop(other).stop.set()
         watch = _watches.get(root) if root else None
-        if watch is not None and watch.alive:
+        if watch is not None and watch.alive and watch.quiet_s == _quiet(workspace):
             watch.workspace = workspace
             return watch
+        if watch is not None:  # a new quiet period: the next watch takes over
+            watch.stop.set()
         if not root or GENERATION.stale:
             return None
-        watch = _watches[root] = Watch(root, workspace, watch_source(root))
+        watch = _watches[root] = Watch(root, workspace, watch_source(root),
+                                       quiet_s=_quiet(workspace))
         watch.thread = GENERATION.start_thread(lambda: _run(watch),
                                                name=f"codemem-watch-{root}")
         return watch
@@ -103,6 +113,10 @@ def stop_watching(join_s: float = 0.0) -> None:
             watch.thread.join(join_s)
 
 
+def _quiet(workspace: Workspace) -> float:
+    return workspace.settings.watch_quiet_s
+
+
 def _watched_root(workspace: Workspace) -> str:
     path = workspace.config.repository_path
     if not workspace.settings.follow_edits or not path:
@@ -114,7 +128,7 @@ def _watched_root(workspace: Workspace) -> str:
 def _run(watch: Watch) -> None:
     stopping = _Stopping(watch.stop)
     try:
-        for batch in watch_changes(watch.root, stopping):
+        for batch in watch_changes(watch.root, stopping, quiet_s=watch.quiet_s):
             if not _relevant(batch, watch.workspace):
                 continue
             watch.last_change = time.time()

@@ -16,12 +16,16 @@ from enum import Enum
 from pydantic import BaseModel, Field, ValidationError
 
 from ...codegen import DRAFT_RUN_DEFAULTS, SandboxPolicy
-from ...memory import CODE_MEMORY_DEFAULTS
+from ...memory import CLONE_DEFAULTS, CODE_MEMORY_DEFAULTS, WATCH_DEFAULTS, redact
 
 #: The plugin's project is a ``CodeMemorySystem``: its retrieval defaults are the plugin's.
 RETRIEVAL = CODE_MEMORY_DEFAULTS
 #: A draft run's defaults (``codegen/defaults.py``).
 DRAFT = DRAFT_RUN_DEFAULTS
+#: The watch's timing and a clone's limits (``memory/codeindex/watch.py``,
+#: ``memory/sources/clone.py``).
+WATCH = WATCH_DEFAULTS
+CLONE = CLONE_DEFAULTS
 
 _TEXTAREA = {"extra": {"type": "Textarea"}}
 
@@ -224,14 +228,21 @@ class PluginSettings(BaseModel):
         description="Watch the repository while the plugin is active and re-index changed "
         "files within about a second of a save (file events; polling on network mounts). Off: "
         "edits reach the index at the next start or \"index my repository\".")
+    watch_quiet_s: float = Field(
+        WATCH.quiet_s, ge=0.05, le=10.0, title="Follow edits: quiet period (s)",
+        description="A burst of saves is re-indexed once, after this long without a change "
+        f"(a stream of saves that never pauses is re-indexed every {WATCH.longest_wait_s:g} s).")
     # -- associative sources (other repositories, libraries, docs) ----------------------------
     associative_sources: str = Field(
         "", title="Associative sources", json_schema_extra=_TEXTAREA,
         description="One per line (commas also accepted): an absolute folder (another "
-        "repository, a vendored library, a docs folder of Markdown or reStructuredText), or "
+        "repository, a vendored library, a docs folder of Markdown or reStructuredText), "
         "pip:NAME / pip:NAME==VERSION for a Python package, read from the Cat's environment "
-        "when installed there, otherwise downloaded once from the package index. Sources are "
-        "read, never installed, imported or run.")
+        "when installed there, otherwise downloaded once from the package index, or a "
+        "repository URL (https://, http://, ssh://, user@host:path, file://) with an optional "
+        "@branch, @tag or @commit, cloned shallowly into the data folder and kept at that "
+        "commit until \"update source NAME\". Sources are read, never installed, imported or "
+        "run.")
     index_repository_dependencies: bool = Field(
         False, title="Index the repository's dependencies",
         description="Also index the packages the repository declares in requirements*.txt "
@@ -251,6 +262,18 @@ class PluginSettings(BaseModel):
     source_max_mb: int = Field(
         64, ge=1, le=4096, title="Sources: size per source (MiB)",
         description="Cap on the files read (and downloaded) per source.")
+    source_clone_max_mb: int = Field(
+        CLONE.max_mb, ge=1, le=65536, title="Sources: clone size cap (MiB)",
+        description="Largest clone of a repository by URL (received and on disk); a bigger "
+        "one is stopped and nothing is kept.")
+    source_clone_timeout_s: int = Field(
+        CLONE.timeout_s, ge=5, le=86400, title="Sources: clone time limit (s)",
+        description="Longest fetch of a repository by URL (\"add source\", \"update source\"); "
+        "a host that does not answer is given up on after it, nothing is kept.")
+    source_file_url_folders: str = Field(
+        "", title="Sources: folders for file:// URLs", json_schema_extra=_TEXTAREA,
+        description="Comma-separated folders whose repositories file:// URLs may name (e.g. "
+        "/srv/git). Empty: file:// URLs are refused.")
     # -- storage -----------------------------------------------------------------------------
     data_folder: str = Field(
         "", title="Data folder",
@@ -280,7 +303,7 @@ def read_settings(raw: object) -> tuple[PluginSettings, list[str]]:
             for error in err.errors():
                 field = str(error["loc"][0]) if error["loc"] else ""
                 if field in known:
-                    problems.append(
+                    problems.append(redact(
                         f"setting {field!r}: {error['msg']} (got {known.pop(field)!r:.80}); "
-                        "using the default")
+                        "using the default"))
     return PluginSettings(), problems

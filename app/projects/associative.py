@@ -25,6 +25,7 @@ from ...memory import (
     SOURCE_ENTITY,
     ApiTable,
     AssociativeMemory,
+    CloneLimits,
     CodeMemoryError,
     CodeMemorySystem,
     FolderSource,
@@ -34,6 +35,7 @@ from ...memory import (
     SourceOptions,
     SourceResult,
     SourceRow,
+    UrlSource,
     check_repository_root,
     configured_index,
     declared_dependencies,
@@ -41,9 +43,12 @@ from ...memory import (
     format_sources,
     parse_item,
     parse_sources,
+    redact,
+    source_label,
     split_items,
     unique_sources,
 )
+from ..host.lifecycle import LIFECYCLE
 from ..host.settings_model import PluginSettings
 from .indexing import PROGRESS_INTERVAL_S, Throttle
 
@@ -83,20 +88,34 @@ def memory_for(project: ProjectView) -> AssociativeMemory:
 
 def source_options(settings: PluginSettings, data_dir: str,
                    protected: Sequence[str] = ()) -> SourceOptions:
-    """How sources are read, from the settings; downloads are cached in the data folder."""
+    """How sources are read, from the settings; downloads are cached and repositories by URL
+    cloned in the data folder (a clone stops when this import of the plugin winds down)."""
     return SourceOptions(
         cache_dir=os.path.join(data_dir, "sources", "downloads"),
         index_url=configured_index(settings.package_index_url),
         include_private=settings.source_include_private,
         max_entities=settings.source_max_entities, max_bytes=settings.source_max_mb << 20,
-        max_file_bytes=settings.max_file_kb * 1024, protected=(data_dir, *protected))
+        max_file_bytes=settings.max_file_kb * 1024, protected=(data_dir, *protected),
+        clones_dir=clones_dir(data_dir),
+        clone_limits=CloneLimits(settings.source_clone_max_mb << 20,
+                                 settings.source_clone_timeout_s, LIFECYCLE.should_stop))
+
+
+def clones_dir(data_dir: str) -> str:
+    """Where repositories by URL are cloned."""
+    return os.path.join(data_dir, "sources", "clones")
+
+
+def file_url_folders(settings: PluginSettings) -> list[str]:
+    """The folders ``file://`` URLs may name (the admin's setting)."""
+    return split_items(settings.source_file_url_folders)
 
 
 def configured_sources(settings: PluginSettings,
                        repository_root: str = "") -> tuple[list[Source], list[str]]:
     """The sources to index (the setting's, then the repository's declared dependencies when
     switched on) and one message per item that cannot be used."""
-    parsed = parse_sources(settings.associative_sources)
+    parsed = parse_sources(settings.associative_sources, file_url_folders(settings))
     sources, problems = list(parsed.sources), list(parsed.problems)
     if settings.index_repository_dependencies and repository_root:
         declared = declared_dependencies(repository_root)
@@ -114,17 +133,50 @@ def index_sources(project: ProjectView, settings: PluginSettings, data_dir: str,
     memory = memory_for(project)
     if not sources and not memory.rows():
         return ""
-    throttle = Throttle(PROGRESS_INTERVAL_S)
-
-    def progress(event: IndexProgress) -> None:
-        if event.phase == "resolve" or (event.phase != "done" and throttle.ready()):
-            what = event.path if event.phase == "resolve" else f"{event.done}/{event.total}"
-            notify(f"Associative sources: {event.phase} {what}")
-
+    progress = _progress(notify)
     started = time.monotonic()
     results, removed = memory.sync(sources, source_options(settings, data_dir, protected),
                                    progress)
     return summarise(results, removed, problems, time.monotonic() - started)
+
+
+def _progress(notify: Callable[[str], None]) -> Callable[[IndexProgress], None]:
+    throttle = Throttle(PROGRESS_INTERVAL_S)
+
+    def progress(event: IndexProgress) -> None:
+        if event.phase in ("resolve", "fetch") or (event.phase != "done" and throttle.ready()):
+            what = event.path if event.phase in ("resolve", "fetch") else (
+                f"{event.done}/{event.total}")
+            notify(f"Associative sources: {event.phase} {what}")
+
+    return progress
+
+
+def update_source(project: ProjectView, settings: PluginSettings, data_dir: str,
+                  source: Source, notify: Callable[[str], None],
+                  protected: Sequence[str] = ()) -> str:
+    """"update source X": a repository by URL fetched again and re-indexed only when its ref
+    moved (only changed files are parsed again); another source re-indexed incrementally.
+    Returns the summary; progress goes to ``notify``."""
+    memory = memory_for(project)
+    options = source_options(settings, data_dir, protected)
+    if not isinstance(source, UrlSource):
+        result = memory.index(source, options, _progress(notify))
+        return summarise([result], [], [], result.seconds)
+    update = memory.update(source, options, _progress(notify))
+    row = update.result.row
+    name = f"`{row.name}`"
+    if update.unchanged:
+        return (f"{name} is up to date: {row.version} is still at {row.revision[:7]}; nothing "
+                "was fetched or re-indexed.")
+    if row.status == "error":
+        keeping = (f" Keeping {row.entities} entities of {version_of(row)}."
+                   if row.entities else "")
+        return f"{name} was not updated: {row.detail}.{keeping}"
+    moved = (f"moved from {update.previous[:7]} to {row.revision[:7]}" if update.previous
+             else f"indexed at {row.revision[:7]}")
+    return (f"Updated {name}: {row.version} {moved} in {update.result.seconds:.1f} s"
+            f"{_changes(update.result)}.")
 
 
 def summarise(results: Sequence[SourceResult], removed: Sequence[SourceRow],
@@ -139,13 +191,19 @@ def summarise(results: Sequence[SourceResult], removed: Sequence[SourceRow],
     return "\n".join(lines)
 
 
+def version_of(row: SourceRow) -> str:
+    """A row's version as shown: a repository by URL's ref and short commit (``main @
+    1a2b3c4``)."""
+    return (f"{row.version} @ {row.revision[:7]}" if row.revision else row.version).strip()
+
+
 def _describe(row: SourceRow) -> str:
-    version = f" {row.version}" if row.version else ""
+    version = f" {version_of(row)}" if row.version or row.revision else ""
     origin = f", {row.origin}" if row.origin and row.origin != row.kind else ""
     text = f"`{row.name}`{version} ({row.kind}{origin}): {row.entities} entities"
     if row.status == "error":
         return f"`{row.name}` ({row.kind}): **not indexed**: {row.detail}" + (
-            f" (keeping {row.entities} entities of {row.version})" if row.entities else "")
+            f" (keeping {row.entities} entities of {version_of(row)})" if row.entities else "")
     return text + (f" (**capped**: {row.detail})" if row.status == "capped" else "")
 
 
@@ -162,21 +220,27 @@ def add_source(settings: PluginSettings, data_dir: str, text: str,
                protected: Sequence[str] = ()) -> SourceCommand:
     """"add source X" (several: commas or lines): check each, and answer with the new setting
     (the glue saves it, then runs ``index_sources``)."""
-    current = list(parse_sources(settings.associative_sources).sources)
+    roots = file_url_folders(settings)
+    current = list(parse_sources(settings.associative_sources, roots).sources)
     added, lines = [], []
     for item in split_items(text) or [text.strip()]:
         try:
-            source = parse_item(item)
+            source = parse_item(item, roots)
             if isinstance(source, FolderSource):
                 check_repository_root(source.path, protected=(data_dir, *protected))
         except (ValueError, CodeMemoryError) as err:
-            lines.append(f"I cannot add `{item[:200]}` as a source: {err}.")
+            lines.append(f"I cannot add `{redact(item)[:200]}` as a source: {err}.")
             continue
-        if find_source(current, source.spec) is not None:
-            lines.append(f"`{source.spec}` is already a source.")
+        same = [i for i, s in enumerate(current) if s.repo_id == source.repo_id]
+        if same and isinstance(source, UrlSource) and current[same[0]].spec != source.spec:
+            current[same[0]] = source  # the same repository with other credentials
+            added.append(f"`{source_label(source)}` (its credentials replaced)")
+            continue
+        if same or find_source(current, source.spec) is not None:
+            lines.append(f"`{source_label(source)}` is already a source.")
             continue
         current.append(source)
-        added.append(f"`{source.spec}`")
+        added.append(f"`{source_label(source)}`")
     if not added:
         return SourceCommand("\n".join(lines + ["Say **list sources** to see what is indexed."]))
     lines.insert(0, f"Added {', '.join(added)} to the associative sources; indexing now "
@@ -184,21 +248,31 @@ def add_source(settings: PluginSettings, data_dir: str, text: str,
     return SourceCommand("\n".join(lines), format_sources(current), reindex=True)
 
 
-def remove_source(settings: PluginSettings, project: ProjectView, text: str) -> SourceCommand:
-    """"remove source X": drop it from the setting and its entities from everywhere now."""
-    current = parse_sources(settings.associative_sources).sources
+def remove_source(settings: PluginSettings, project: ProjectView, text: str,
+                  data_dir: str = "") -> SourceCommand:
+    """"remove source X": drop it from the setting, its entities from everywhere and its clone
+    (a repository by URL, in ``data_dir``) now."""
+    current = parse_sources(settings.associative_sources, file_url_folders(settings)).sources
     source = find_source(current, text)
     if source is None:
         known = find_source(configured_sources(settings, project.root)[0], text)
         if known is not None:
             return SourceCommand(f"`{known.name}` is a dependency the repository declares; "
                                  "switch off *Index the repository's dependencies* to drop it.")
-        return SourceCommand(f"`{text.strip()[:200]}` is not a source.\n\n"
+        return SourceCommand(f"`{redact(text.strip())[:200]}` is not a source.\n\n"
                              + list_sources(settings, project))
-    deleted = memory_for(project).remove(source.repo_id)
+    deleted = memory_for(project).remove(source.repo_id,
+                                         clones_dir(data_dir) if data_dir else "")
     rest = [s for s in current if s.repo_id != source.repo_id]
-    return SourceCommand(f"Removed `{source.spec}`: {deleted} entities deleted from the "
-                         "plugin's store and the Cat's memory.", format_sources(rest))
+    clone = " and its clone" if isinstance(source, UrlSource) and data_dir else ""
+    return SourceCommand(f"Removed `{source_label(source)}`: {deleted} entities deleted from "
+                         f"the plugin's store and the Cat's memory{clone}.", format_sources(rest))
+
+
+def configured_source(settings: PluginSettings, project: ProjectView,
+                      text: str) -> Source | None:
+    """The configured source ``text`` names (its name, spec or URL), or None."""
+    return find_source(configured_sources(settings, project.root)[0], text)
 
 
 def list_sources(settings: PluginSettings, project: ProjectView) -> str:
@@ -206,14 +280,16 @@ def list_sources(settings: PluginSettings, project: ProjectView) -> str:
     sources, problems = configured_sources(settings, project.root)
     rows = {row.repo_id: row for row in memory_for(project).rows()}
     if not sources and not rows:
-        return ("No associative sources. Add one with **add source /path/to/folder** or "
-                "**add source pip:NAME**, or in the plugin settings.")
+        return ("No associative sources. Add one with **add source /path/to/folder**, **add "
+                "source https://host/owner/repo** or **add source pip:NAME**, or in the plugin "
+                "settings.")
     lines = ["| source | kind | version | entities | last indexed | status |",
              "|---|---|---|---|---|---|"]
     for source in sources:
         row = rows.pop(source.repo_id, None)
         if row is None:
-            lines.append(f"| `{source.spec}` | {source.kind} | | 0 | never | not indexed yet |")
+            lines.append(f"| `{source_label(source)}` | {source.kind} | | 0 | never | "
+                         "not indexed yet |")
         else:
             lines.append(_table_row(row))
     lines.extend(_table_row(row) + " (no longer configured)" for row in rows.values())
@@ -221,10 +297,33 @@ def list_sources(settings: PluginSettings, project: ProjectView) -> str:
     return "\n".join(lines)
 
 
+def source_table(settings: PluginSettings, project: ProjectView) -> list[dict[str, object]]:
+    """Every configured source (then the indexed ones no longer configured) as plain data,
+    for the REST API; no credentials."""
+    sources, _ = configured_sources(settings, project.root)
+    rows = {row.repo_id: row for row in memory_for(project).rows()}
+    out: list[dict[str, object]] = []
+    for source in sources:
+        row = rows.pop(source.repo_id, None)
+        out.append(_plain(row, configured=True) if row is not None else {
+            "name": source.name, "kind": source.kind, "spec": source_label(source),
+            "version": "", "commit": "", "entities": 0, "indexed_at": "",
+            "status": "not indexed yet", "detail": "", "configured": True})
+    out.extend(_plain(row, configured=False) for row in rows.values())
+    return out
+
+
+def _plain(row: SourceRow, *, configured: bool) -> dict[str, object]:
+    return {"name": row.name, "kind": row.kind, "spec": redact(row.spec),
+            "version": row.version, "commit": row.revision, "entities": row.entities,
+            "indexed_at": row.indexed_at, "status": row.status, "detail": redact(row.detail),
+            "configured": configured}
+
+
 def _table_row(row: SourceRow) -> str:
     status = row.status + (f": {row.detail}" if row.detail else "")
     origin = f" ({row.origin})" if row.origin and row.origin != row.kind else ""
-    return (f"| `{row.name}` | {row.kind}{origin} | {row.version or '-'} | {row.entities} | "
+    return (f"| `{row.name}` | {row.kind}{origin} | {version_of(row) or '-'} | {row.entities} | "
             f"{row.indexed_at or 'never'} | {status.replace('|', '/')} |")
 
 

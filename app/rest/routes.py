@@ -3,8 +3,9 @@
 
 Each function takes the ``StrayCat`` the Cat built for the authenticated caller and the
 request's plain parameters, and returns a ``Reply`` (status code and JSON body). The work is
-chat's own: the status report, the indexing run, the search tool's retrieval, the draft
-history's diff and "apply" are the same functions the chat commands and tools call. A task is
+chat's own: the status report, the indexing run, the sources' list and update, the search
+tool's retrieval, the draft history's diff and "apply" are the same functions the chat
+commands and tools call. A task is
 the caller's only (``TaskLedger.owner``): another user's task, or one that does not exist, is
 the same 404, so its existence is never revealed. Bad input is a 400 with an ``error`` saying
 what to send instead.
@@ -15,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from ...memory import CodeMemoryError, CommitInfo, TaskNotFound
-from ..chat.index_jobs import begin_indexing
+from ...memory import CodeMemoryError, CommitInfo, TaskNotFound, redact
+from ..chat.index_jobs import begin_indexing, begin_source_update
 from ..chat.status import status_report
 from ..chat.watcher import follow_edits
 from ..drafting.draft_diff import Draft, DraftDiff, UnknownDraft, diff_drafts, task_drafts
@@ -26,6 +27,7 @@ from ..host.cat_types import StrayCat
 from ..host.environment import missing_settings
 from ..host.llm_port import turn_scope
 from ..process import GENERATION
+from ..projects.associative import configured_source, source_table
 from ..projects.lookup import code_hits
 from ..projects.registry import Project
 from ..projects.workspace import Turn
@@ -112,6 +114,36 @@ def _progress(project: Project) -> dict[str, object]:
     run = asdict(project.index_run)
     run["running"] = project.indexing or project.index_run.running
     return {**run, "repository": project.root, "generation": project.generation}
+
+
+# -- associative sources -------------------------------------------------------------------
+
+def sources(cat: StrayCat) -> Reply:
+    """The associative sources, as "list sources" (a repository by URL with its ref and the
+    commit indexed), and whether an indexing run or an update is going."""
+    _, turn = _caller(cat)
+    project = _project(turn)
+    if isinstance(project, Reply):
+        return project
+    return Reply(200, {"sources": source_table(turn.workspace.settings, project),
+                       "running": project.indexing})
+
+
+def update_source(cat: StrayCat, name: str) -> Reply:
+    """As "update source NAME": fetch the source again and re-index what changed (202; the
+    outcome is read with ``index_progress``, trigger ``rest``)."""
+    _, turn = _caller(cat)
+    project = _project(turn)
+    if isinstance(project, Reply):
+        return project
+    source = configured_source(turn.workspace.settings, project, name or "")
+    if source is None:
+        return error(404, f"no source `{redact(name or '')[:200]}`: GET "
+                          "/custom/code-memory/sources lists them")
+    started = begin_source_update(turn, source, notify=False, trigger="rest")
+    if started.error or not started.started:
+        return error(409, started.message)
+    return Reply(202, {"started": True, "source": source.name, "message": started.message})
 
 
 # -- search --------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ class Command(str, Enum):
     ADD_SOURCE = "add_source"
     LIST_SOURCES = "list_sources"
     REMOVE_SOURCE = "remove_source"
+    UPDATE_SOURCE = "update_source"
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,14 @@ _LIST = re.compile(r"^\s*(?:list|show)\s+(?:the\s+|my\s+|all\s+)?(?:associative\
                    r"\s*[?.!]?\s*$", re.I)
 _REMOVE = re.compile(r"^\s*(?:please\s+)?(?:remove|delete|drop)\s+(?:the\s+)?(?:associative\s+)?"
                      r"source\s*:?\s+(?P<arg>.+?)\s*$", re.I | re.S)
+#: "update source NAME": one name, spec or URL ("update the source code of f" is a request).
+_UPDATE = re.compile(r"^\s*(?:please\s+)?(?:update|refresh|pull)\s+(?:the\s+)?(?:associative\s+)?"
+                     r"source\s*:?\s+(?!(?:code|files?|of|for|in|to)\b)(?P<arg>\S+)\s*$", re.I)
 
 #: The plugin's own things, named as such.
 _EXPLICIT = re.compile(r"\b(?:code\s*base|code|repo(?:sitory)?|associative)\b", re.I)
-#: A source spec: ``pip:NAME``, an absolute or home folder path, a backticked name.
-_SOURCE_SPEC = re.compile(r"^(?:`|pip:|/|~)", re.I)
+#: A source spec: ``pip:NAME``, an absolute or home folder path, a backticked name, a URL.
+_SOURCE_SPEC = re.compile(r"^(?:`|pip:|/|~|[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.I)
 _EXPLICIT_COMMANDS = frozenset({Command.STATUS})
 _DRAFT_COMMANDS = frozenset({Command.HISTORY, Command.ROLL_BACK, Command.REDO, Command.DIFF})
 
@@ -143,7 +147,8 @@ def names_plugin_things(command: Command, message: str) -> bool:
 
 
 def _source_command(text: str) -> Found | None:
-    for command, pattern in ((Command.ADD_SOURCE, _ADD), (Command.REMOVE_SOURCE, _REMOVE)):
+    for command, pattern in ((Command.ADD_SOURCE, _ADD), (Command.REMOVE_SOURCE, _REMOVE),
+                             (Command.UPDATE_SOURCE, _UPDATE)):
         match = pattern.match(text)
         if match:
             raw = match.group("arg").strip()

@@ -34,6 +34,8 @@ _SCHEMA = [
         entities INTEGER NOT NULL DEFAULT 0, capped INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (repo_id, path)) WITHOUT ROWID""",
 ]
+#: Columns added after the first release, with their declaration (added when missing).
+_ADDED = {"assoc_sources": (("revision", "TEXT NOT NULL DEFAULT ''"),)}
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class SourceRow:
     #: ``ok``, ``capped`` or ``error``; ``detail`` says what happened.
     status: str = ""
     detail: str = ""
+    #: The commit a repository by URL was indexed at ("" for other sources).
+    revision: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,12 @@ class SourceCatalog:
                                          isolation_level=None)
             for statement in _SCHEMA:
                 self._conn.execute(statement)
+            for table, columns in _ADDED.items():
+                have = {r[1] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+                for name, declaration in columns:
+                    if name not in have:
+                        self._conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} "
+                                           f"{declaration}")
         except sqlite3.Error as err:
             raise StoreError(f"cannot open the source catalog in {db_path!r}: {err}") from err
 
@@ -109,7 +119,7 @@ class SourceCatalog:
     def sources(self) -> list[SourceRow]:
         rows = self._run(lambda c: c.execute(
             "SELECT repo_id, name, kind, spec, version, origin, root, labels, entities, "
-            "indexed_at, status, detail FROM assoc_sources ORDER BY name").fetchall())
+            "indexed_at, status, detail, revision FROM assoc_sources ORDER BY name").fetchall())
         return [SourceRow(*r) for r in rows]
 
     def source(self, repo_id: str) -> SourceRow | None:
@@ -118,9 +128,10 @@ class SourceCatalog:
     def put_source(self, row: SourceRow) -> None:
         self._write(lambda c: c.execute(
             "INSERT OR REPLACE INTO assoc_sources (repo_id, name, kind, spec, version, origin, "
-            "root, labels, entities, indexed_at, status, detail) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "root, labels, entities, indexed_at, status, detail, revision) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (row.repo_id, row.name, row.kind, row.spec, row.version, row.origin, row.root,
-             row.labels, row.entities, row.indexed_at, row.status, row.detail)))
+             row.labels, row.entities, row.indexed_at, row.status, row.detail, row.revision)))
 
     def drop_source(self, repo_id: str) -> None:
         def drop(conn: sqlite3.Connection) -> None:

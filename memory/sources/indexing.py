@@ -11,10 +11,12 @@ source for the status and the chat commands. A removed source leaves everywhere.
 from __future__ import annotations
 
 import json
+import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..codebase import CodeMemorySystem
 from ..codeindex.records import IndexProgress, IndexReport, WalkedFile
@@ -24,11 +26,12 @@ from .api_facts import ModuleFact, read_module, with_runtime
 from .api_lookup import ApiTable
 from .archives import ArchiveLimits
 from .catalog import FileFacts, SourceCatalog, SourceRow
+from .clone import CloneFailed, CloneLimits, clone_state, fetch_clone, remove_clone
 from .distributions import resolve_distribution
 from .extraction import SourceExtractor, labeller
 from .package_index import PackageIndex
 from .public import PublicSurface, public_surface
-from .spec import FolderSource, Source
+from .spec import FolderSource, Source, UrlSource, source_label
 from .trees import SourceTree, folder_tree
 
 OK, CAPPED, ERROR = "ok", "capped", "error"
@@ -47,6 +50,9 @@ class SourceOptions:
     max_file_bytes: int = 1 << 20
     #: Folders a source may not be (nor contain): the plugin's and the Cat's data.
     protected: tuple[str, ...] = ()
+    #: Where repositories by URL are cloned (one folder each, named by the source's id).
+    clones_dir: str = ""
+    clone_limits: CloneLimits = field(default_factory=CloneLimits)
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,16 @@ class SourceResult:
     row: SourceRow
     report: IndexReport | None = None
     seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Update:
+    """What "update source" did: the commit indexed before (``previous``), and either
+    ``unchanged`` (the ref had not moved: nothing fetched or indexed) or the new result."""
+
+    result: SourceResult
+    previous: str = ""
+    unchanged: bool = False
 
 
 class AssociativeMemory:
@@ -82,7 +98,7 @@ class AssociativeMemory:
             wanted = {s.repo_id for s in sources}
             removed = [row for row in self.rows() if row.repo_id not in wanted]
             for row in removed:
-                self.remove(row.repo_id)
+                self.remove(row.repo_id, options.clones_dir)
             index = _index_for(options)  # shared: an unreachable index is tried once per pass
             return [self.index(s, options, progress, index) for s in sources], removed
 
@@ -93,7 +109,7 @@ class AssociativeMemory:
         started = time.monotonic()
         with self._lock:
             if progress is not None:
-                progress(IndexProgress("resolve", 0, 1, source.spec))
+                progress(IndexProgress("resolve", 0, 1, source_label(source)))
             try:
                 tree = self._tree(source, options, index or _index_for(options))
                 try:
@@ -105,11 +121,36 @@ class AssociativeMemory:
                                     time.monotonic() - started)
             return SourceResult(row, report, time.monotonic() - started)
 
-    def remove(self, repo_id: str) -> int:
-        """Remove a source's entities from the store, the manifest and the Cat's collection."""
+    def update(self, source: UrlSource, options: SourceOptions,
+               progress: Progress | None = None) -> Update:
+        """Fetch a repository's ref again; re-index (incrementally) only when it moved. A
+        failed fetch keeps the clone and the entities of the commit indexed before."""
+        started = time.monotonic()
+        with self._lock:
+            old = self.catalog.source(source.repo_id)
+            indexed = old.revision if old is not None and old.status != ERROR else ""
+            dest = clone_folder(source, options)
+            known = indexed if indexed and clone_state(dest)[0] == indexed else ""
+            if progress is not None:
+                progress(IndexProgress("fetch", 0, 1, source_label(source)))
+            try:
+                fetched = fetch_clone(source.location, dest, options.clone_limits, known)
+            except CloneFailed as err:
+                row = self._failed(source, f"update failed: {err}")
+                return Update(SourceResult(row, None, time.monotonic() - started), indexed)
+            if fetched.unchanged and old is not None:
+                return Update(SourceResult(old, None, time.monotonic() - started), indexed,
+                              unchanged=True)
+            return Update(self.index(source, options, progress), indexed)
+
+    def remove(self, repo_id: str, clones_dir: str = "") -> int:
+        """Remove a source's entities from the store, the manifest and the Cat's collection,
+        and its clone (a repository by URL) from ``clones_dir``."""
         with self._lock:
             deleted = self.code.forget_repository(repo_id)
             self.catalog.drop_source(repo_id)
+            if clones_dir and repo_id.startswith("src-git-"):
+                remove_clone(os.path.join(clones_dir, repo_id))
             self._table = None
             return deleted
 
@@ -119,16 +160,32 @@ class AssociativeMemory:
             root = check_repository_root(source.path, protected=options.protected)
             return folder_tree(root, include_private=options.include_private,
                                max_file_bytes=options.max_file_bytes)
+        if isinstance(source, UrlSource):
+            return self._clone_tree(source, options)
         limits = ArchiveLimits(options.max_file_bytes, options.max_bytes)
         return resolve_distribution(source, cache_dir=options.cache_dir, index=index,
                                     include_private=options.include_private, limits=limits)
 
+    @staticmethod
+    def _clone_tree(source: UrlSource, options: SourceOptions) -> SourceTree:
+        """The source's clone (fetched first when there is none: a clone stays at its commit
+        until "update source"), walked like a folder."""
+        dest = clone_folder(source, options)
+        commit, ref = clone_state(dest)
+        if not commit:
+            fetched = fetch_clone(source.location, dest, options.clone_limits)
+            commit, ref = fetched.commit, fetched.ref
+        tree = folder_tree(dest, include_private=options.include_private,
+                           max_file_bytes=options.max_file_bytes)
+        return replace(tree, version=ref or source.ref or "HEAD", origin="", revision=commit)
+
     def _failed(self, source: Source, message: str) -> SourceRow:
         old = self.catalog.source(source.repo_id)
-        row = SourceRow(source.repo_id, source.name, source.kind, source.spec,
+        label = source_label(source)
+        row = SourceRow(source.repo_id, source.name, source.kind, label,
                         status=ERROR, detail=message[:500])
         if old is not None:  # keep what was indexed before: a failed refresh loses nothing
-            row = replace(old, spec=source.spec, status=ERROR, detail=message[:500])
+            row = replace(old, spec=label, status=ERROR, detail=message[:500])
         self.catalog.put_source(row)
         return row
 
@@ -216,6 +273,16 @@ class AssociativeMemory:
         return table
 
 
+def clone_folder(source: UrlSource, options: SourceOptions) -> str:
+    """Where a repository by URL is cloned: the clones folder, the source's id (its name and a
+    hash of its URL and ref, never the credentials), then the repository's own name (the
+    folder's name is the package's when the repository's root is one)."""
+    if not options.clones_dir:
+        raise CloneFailed("no folder for clones is configured")
+    folder = re.sub(r"[^A-Za-z0-9._-]", "_", source.location.name).strip(".") or "repository"
+    return os.path.join(options.clones_dir, source.repo_id, folder)
+
+
 def _index_for(options: SourceOptions) -> PackageIndex | None:
     return PackageIndex(options.index_url) if options.index_url else None
 
@@ -290,8 +357,7 @@ def _row(source: Source, tree: SourceTree, labels_key: str, report: IndexReport,
         notes.append(f"{cut} file(s) over the {options.max_bytes >> 20} MiB size cap")
     if capped:
         notes.append(f"{len(capped)} file(s) over the {options.max_entities} entity cap")
-    return SourceRow(source.repo_id, source.name, source.kind, source.spec, tree.version,
-                     tree.origin,
-                     tree.root, labels_key, len(report.memory_ids),
+    return SourceRow(source.repo_id, source.name, source.kind, source_label(source),
+                     tree.version, tree.origin, tree.root, labels_key, len(report.memory_ids),
                      time.strftime("%Y-%m-%d %H:%M:%S"), CAPPED if notes else OK,
-                     "; ".join(notes))
+                     "; ".join(notes), tree.revision)

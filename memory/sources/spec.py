@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from .git_url import GitUrl, looks_like_url, parse_git_url, redact
 
 FOLDER = "folder"
 PIP = "pip"
 DEPENDENCY = "dependency"
+GIT = "git"
 
 _SEPARATORS = re.compile(r"[\n,]")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
@@ -65,7 +68,38 @@ class PipSource:
         return f"pip:{self.name}{self.specifier}"
 
 
-Source = FolderSource | PipSource
+@dataclass(frozen=True)
+class UrlSource:
+    """A repository by URL (``https://``, ``http://``, ``ssh://``, ``user@host:path``,
+    ``file://``) at an optional ref: cloned shallowly into the data folder, then indexed like a
+    folder. ``spec`` keeps the URL's credentials (the setting's text); ``label`` never does."""
+
+    location: GitUrl
+    name: str
+
+    kind = GIT
+
+    @property
+    def repo_id(self) -> str:
+        """The URL and ref without credentials, hashed: a new ref is a new source."""
+        return f"src-git-{_slug(self.name)}-{self.location.key}"
+
+    @property
+    def spec(self) -> str:
+        return self.location.spec
+
+    @property
+    def ref(self) -> str:
+        return self.location.ref
+
+
+Source = FolderSource | PipSource | UrlSource
+
+
+def source_label(source: Source) -> str:
+    """How a source is shown anywhere (chat, status, REST, logs): its spec, with a URL's
+    credentials replaced by ``***``. The one function for it."""
+    return source.location.display if isinstance(source, UrlSource) else source.spec
 
 
 @dataclass(frozen=True)
@@ -112,15 +146,16 @@ def parse_pip(item: str, origin: str = PIP) -> PipSource:
     return PipSource(canonical_name(requirement.name), str(requirement.specifier), origin)
 
 
-def parse_item(item: str) -> Source:
-    """One item of the setting as a source; ``ValueError`` saying what to write instead."""
+def parse_item(item: str, file_roots: Sequence[str] = ()) -> Source:
+    """One item of the setting as a source; ``ValueError`` saying what to write instead
+    (``file_roots``: the folders ``file://`` URLs may name)."""
     if "\x00" in item:
         raise ValueError("contains a NUL byte")
     if item.lower().startswith("pip:"):
         return parse_pip(item[4:])
-    if _URL.match(item):
-        raise ValueError("URLs are not fetched: clone or download it and add its folder, "
-                         "or use pip:NAME for a Python package")
+    if _URL.match(item) or looks_like_url(item):
+        location = parse_git_url(item, file_roots=file_roots)
+        return UrlSource(location, location.name)
     path = os.path.expanduser(item)
     if not os.path.isabs(path):
         raise ValueError("use an absolute folder path (e.g. /workspace/other-repo) "
@@ -129,15 +164,15 @@ def parse_item(item: str) -> Source:
     return FolderSource(path, os.path.basename(path.rstrip(os.sep)) or "root")
 
 
-def parse_sources(text: str) -> ParsedSources:
+def parse_sources(text: str, file_roots: Sequence[str] = ()) -> ParsedSources:
     """Every item of the setting text; duplicates collapse, folder names stay unique."""
     sources: list[Source] = []
     problems: list[str] = []
     for item in split_items(text):
         try:
-            source = parse_item(item)
+            source = parse_item(item, file_roots)
         except ValueError as err:
-            problems.append(f"`{item[:120]}`: {err}")
+            problems.append(f"`{redact(item)[:120]}`: {err}")
             continue
         sources.append(source)
     return ParsedSources(unique_sources(sources), tuple(problems))
@@ -149,12 +184,14 @@ def unique_sources(sources: Iterable[Source]) -> tuple[Source, ...]:
     seen_keys: set[str] = set()
     names: set[str] = set()
     for source in sources:
-        key = source.repo_id if isinstance(source, FolderSource) else f"pip:{source.name}"
+        key = source.repo_id if not isinstance(source, PipSource) else f"pip:{source.name}"
         if key in seen_keys:
             continue
         seen_keys.add(key)
         if isinstance(source, FolderSource):
             source = FolderSource(source.path, _unique(source.name, names))
+        elif isinstance(source, UrlSource):
+            source = UrlSource(source.location, _unique(source.name, names))
         names.add(source.name)
         out.append(source)
     return tuple(out)
@@ -176,7 +213,10 @@ def find_source(sources: Iterable[Source], text: str) -> Source | None:
     package = re.split(r"[=<>!~;\[ ]", wanted.removeprefix("pip:"), maxsplit=1)[0]
     as_package = canonical_name(package)
     for source in sources:
-        if wanted in (source.name, source.spec):
+        if wanted in (source.name, source.spec, source_label(source)):
+            return source
+        if isinstance(source, UrlSource) and wanted in (source.location.url,
+                                                        redact(source.location.url)):
             return source
         if isinstance(source, FolderSource) and source.path == as_path:
             return source

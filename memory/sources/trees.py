@@ -72,6 +72,8 @@ class SourceTree:
     #: Modules that exist but are not read (compiled, excluded, cut by a cap).
     opaque: set[str] = field(default_factory=set)
     close: Callable[[], None] = lambda: None
+    #: The commit of a repository by URL ("" for other trees).
+    revision: str = ""
 
 
 def excluded(rel: str, patterns: Iterable[str]) -> bool:

@@ -32,6 +32,8 @@ from codemem.memory import (
     MemorySystem,
     SyncMemorySystem,
 )
+from codemem.memory.codeindex.watch import WATCH_DEFAULTS, PollingWatch, watch_changes
+from codemem.memory.sources.clone import CLONE_DEFAULTS
 from codemem.memory.system_config import RetrievalConfig
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -77,6 +79,13 @@ DECLARATIONS = [
                                           "sandbox_policy"},
      {"test_timeout_s": "timeout_s", "memory_limit_mb": "memory_mb",
       "max_iterations": "the plugin's own"}),
+    # the watch's timing and a clone's limits (issue 37)
+    (watch_changes, WATCH_DEFAULTS, set(dataclasses.asdict(WATCH_DEFAULTS)), {}),
+    (PollingWatch, WATCH_DEFAULTS, set(dataclasses.asdict(WATCH_DEFAULTS)), {}),
+    (PluginSettings, WATCH_DEFAULTS, {"quiet_s"}, {"watch_quiet_s": "quiet_s"}),
+    (PluginSettings, CLONE_DEFAULTS, {"max_mb", "timeout_s"},
+     {"source_clone_max_mb": "max_mb", "source_clone_timeout_s": "timeout_s",
+      "test_timeout_s": "the draft run's"}),
 ]
 
 

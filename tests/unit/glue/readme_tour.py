@@ -20,7 +20,10 @@ README = pathlib.Path(__file__).resolve().parents[3] / "README.md"
 #: Quoted text of those sections that is not something to type.
 NOT_TYPED = frozenset({
     "Share finished tasks with every user", "a draft is running", "add source ...",
-    "remove source ...", "back", "draft 2: slugify passes all checks",
+    "remove source ...", "back", "draft 2: slugify passes all checks", "update source ...",
+    "refresh source", "pull source",
+    # a clone from the network: test_url_sources_glue.py types a URL it serves itself
+    "add source https://github.com/psf/requests",
 })
 #: Commands the README says belong to the Cat when no repository is configured.
 ORDINARY_WITHOUT_A_REPOSITORY = ("update the project", "list sources")
@@ -49,7 +52,7 @@ STRUCTURAL = (("rename fmt_ts to format_timestamp everywhere",
                "Rename `fmt_ts` to `format_timestamp` (task"),
               ("move parse_date to utils/dates.py", "Move `parse_date` from dates.py"))
 SOURCES = ("add source /srv/other-repo", "add source pip:rich", "list sources",
-           "remove source rich")
+           "remove source rich", "update source requests")
 REPLY_WORDS = ("go", "cancel", "stop", "continue")
 #: Answers to the file question, and the file each must give the proposal.
 FILE_ANSWERS = (("text_utils.py", "text_utils.py"),
@@ -125,6 +128,7 @@ def tour(chat: Driver, cat_answer: str) -> list[str]:
     expect("add source pip:rich", lambda a: "pip:rich" in a)
     expect("list sources", lambda a: "rich" in a and "| source |" in a)
     expect("remove source rich", lambda a: "rich" in a and a != cat_answer)
+    expect("update source requests", lambda a: a.startswith("`requests` is not a source."))
     for text, start in STRUCTURAL:  # done by structure: a draft each, no proposal
         expect(text, lambda a, start=start: a.startswith(start))
         chat.wait_drafts()

@@ -19,7 +19,8 @@ KNOBS = {  # every knob the README's settings table names
     "enable_dependency_boost", "dependency_boost_amount", "enable_recency_boost",
     "recency_boost_amount", "recency_days", "max_iterations", "test_timeout_s",
     "memory_limit_mb", "check_lint", "check_signature", "check_tests", "check_judge",
-    "write_back", "data_folder", "follow_edits",
+    "write_back", "data_folder", "follow_edits", "watch_quiet_s", "source_clone_max_mb",
+    "source_clone_timeout_s", "source_file_url_folders",
 }
 
 

@@ -35,7 +35,7 @@ def test_polling_yields_one_debounced_batch_per_save_and_ends_on_stop(tmp_path):
     (tmp_path / "pkg" / "a.py").write_text("A = 1\n")
     (tmp_path / ".git").mkdir()
     stop, batches = threading.Event(), []
-    poll = PollingWatch(str(tmp_path), poll_s=0.05, debounce_s=0.1)
+    poll = PollingWatch(str(tmp_path), poll_s=0.05, quiet_s=0.1)
     thread = threading.Thread(target=_collect, args=(poll.batches(stop), stop, batches))
     thread.start()
     time.sleep(0.2)
@@ -57,7 +57,7 @@ def test_polling_yields_one_debounced_batch_per_save_and_ends_on_stop(tmp_path):
 
 def test_forced_polling_is_what_watch_changes_uses_without_events(tmp_path):
     stop, batches = threading.Event(), []
-    source = watch_changes(str(tmp_path), stop, events=False, poll_s=0.05, debounce_s=0.05)
+    source = watch_changes(str(tmp_path), stop, events=False, poll_s=0.05, quiet_s=0.05)
     thread = threading.Thread(target=_collect, args=(source, stop, batches))
     thread.start()
     time.sleep(0.15)
@@ -172,3 +172,23 @@ def test_a_save_that_changes_no_entity_keeps_the_retrieval_caches(watched):
         assert time.monotonic() < deadline, "no run after the save"
         time.sleep(0.05)
     assert project.generation == before
+
+
+def test_a_burst_of_saves_is_at_most_three_runs_and_leaves_only_the_final_version(watched):
+    """An editor saving one file 30 times in 3 s: at most 3 indexing runs (issue 37 measured
+    23 before the watch waited for quiet), never two at once, and the index holds the last
+    save's code only."""
+    cat, repo = watched
+    [watch] = watcher.watching()
+    project = entry.session_turn(cat)[1].workspace.project()
+    time.sleep(0.5)
+    for i in range(30):
+        (repo / "dates.py").write_text(f"def parse_date_v{i}(text):\n    return text\n")
+        time.sleep(0.1)
+    deadline = time.monotonic() + 10
+    while "parse_date_v29" not in _names(cat) or project.index_run.running:
+        assert time.monotonic() < deadline, "the last save never reached the index"
+        time.sleep(0.05)
+    time.sleep(1.0)  # nothing more is coming
+    assert 1 <= watch.runs <= 3, watch.runs
+    assert {n for n in _names(cat) if n.startswith("parse_date")} == {"parse_date_v29"}

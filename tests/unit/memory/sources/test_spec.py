@@ -32,11 +32,11 @@ def test_lines_commas_comments_and_kinds():
 
 
 def test_unusable_items_say_what_to_write_instead():
-    parsed = parse_sources("relative/path\nhttps://github.com/x/y\npip:not a name!!\n/ok")
+    parsed = parse_sources("relative/path\next::sh -c x\npip:not a name!!\n/ok")
     assert [s.spec for s in parsed.sources] == ["/ok"]
     relative, url, bad = parsed.problems
     assert relative.startswith("`relative/path`") and "absolute folder path" in relative
-    assert "URLs are not fetched" in url
+    assert "`ext::` URLs run git remote helpers" in url  # repository URLs: test_git_url.py
     assert bad.startswith("`pip:not a name!!`") and "not a package requirement" in bad
 
 
