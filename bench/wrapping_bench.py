@@ -29,13 +29,14 @@ import hashlib
 import json
 import pathlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..codegen.reading import commands as _commands
+from ..codegen.reading.commands import detect_command
 from ..codegen.reading.replies import classify_reply, is_apply, is_resume
 from ..codegen.refactor.request import MoveRequest, RenameRequest, read_structural
+from ..codegen.suggest import suggest_command
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codegen" / "data"
 HELD_OUT = DATA / "wrappings_heldout.json"
@@ -56,7 +57,7 @@ def load_held_out() -> dict[str, Any]:
 def confident(text: str) -> Reading:
     """The confident reading of ``text``: a command ``(command, argument)`` or a rename or
     move ``(kind, symbol, new name or path, named file)``, else None."""
-    found = _commands.detect_command(text)
+    found = detect_command(text)
     if found is not None:
         return (found.command.value, found.argument)
     request = read_structural(text)
@@ -72,9 +73,8 @@ def reply_reading(text: str) -> Reading:
 
 
 def _suggest(text: str) -> str | None:
-    """The phrase ``suggest_command`` offers, or None (also before it existed)."""
-    suggest: Callable[[str], Any] | None = getattr(_commands, "suggest_command", None)
-    found = suggest(text) if suggest is not None else None
+    """The phrase ``suggest_command`` offers, or None."""
+    found = suggest_command(text)
     return found.phrase if found is not None else None
 
 

@@ -7,6 +7,11 @@ you?", "what's the capital of France?"), thanks, or "apply" (there is no draft y
 answered as such and the proposal keeps waiting. Anything else is feedback to fold into the
 next proposal. Deliberately conservative: "yes, but make it async" is feedback, not a
 confirmation, so nothing starts on a half-agreement.
+
+The reply word is read in the part of the message that says it (``clause_reading``: "@cat go
+(this is the one)", "> your proposal ...\ngo", "go\n-- Anna" are "go"), with one typo forgiven
+("cancle", "contineu"); every other part must ask nothing and name no code ("no, call it
+make_slug" is feedback).
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from .clause_reading import read_in_parts
 from .intent import Detection, Intent
-from .utterance import read_utterance
+from .text import BACKTICK_RE, CALL_RE, PATH_RE, code_shaped
+from .typos import Vocabulary
+from .utterance import Utterance, read_utterance
 
 CONFIRM_WORDS = frozenset({
     "go", "yes", "y", "ok", "okay", "confirm", "confirmed", "start", "proceed", "do it",
@@ -42,16 +50,49 @@ class ReplyIntent(str, Enum):
     FEEDBACK = "feedback"
 
 
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s']", " ", text.lower()).split())
+
+
 def _plain_words(text: str) -> str:
-    """The reply's core phrase (``utterance``: "yes please 🙏" is "yes"), in plain words; a
-    reply that is only wrapper ("ok, thanks!") keeps its words."""
-    said = read_utterance(text or "")
-    words = " ".join(re.sub(r"[^\w\s']", " ", said.core.lower()).split())
+    """The reply words of the message's one part that says them, when every other part asks
+    nothing and names no code; else the whole core phrase in plain words (``utterance``:
+    "yes please 🙏" is "yes"), for the feedback."""
+    said = read_in_parts(text or "", _reply_part, VOCABULARY)
+    if said is not None and said.confident and not any(_names_code(o) for o in said.others):
+        return said.value
+    return _core_words(read_utterance(text or ""), whole=True)
+
+
+def _reply_part(text: str) -> str | None:
+    """The reply's kind, as its first word list's representative ("go ahead" -> "yes")."""
+    if len(text) > _LONGEST_REPLY:
+        return None
+    words = _core_words(read_utterance(text), whole=False)
+    for kind in (CONFIRM_WORDS, CANCEL_WORDS, RESUME_WORDS, APPLY_WORDS):
+        if words in kind:
+            return _KIND_WORDS[id(kind)]
+    return None
+
+
+def _core_words(said: Utterance, *, whole: bool) -> str:
+    """A reply's core phrase in plain words; a reply that is only wrapper ("ok, thanks!")
+    keeps its words; an asked "apply?" is no apply word."""
+    words = _plain(said.core)
     if said.social and words not in CONFIRM_WORDS | CANCEL_WORDS:
-        first = " ".join(re.sub(r"[^\w\s']", " ", said.removed[0].lower()).split()) \
-            if said.removed else ""
-        return first if first in CONFIRM_WORDS else words
+        first = _plain(said.removed[0]) if said.removed else ""
+        words = first if first in CONFIRM_WORDS else words
+    if said.question and words in APPLY_WORDS:
+        return "" if not whole else "apply?"
     return words
+
+
+def _names_code(text: str) -> bool:
+    """A part that names code (a path, a backticked or called name, a ``snake_case`` or
+    ``dotted.name``): a correction, whatever its form ("no, call it make_slug")."""
+    if PATH_RE.search(text) or BACKTICK_RE.search(text) or CALL_RE.search(text):
+        return True
+    return any(code_shaped(t.strip(".,;:!?()'\"")) for t in text.split())
 
 
 def is_resume(text: str) -> bool:
@@ -63,7 +104,7 @@ def is_apply(text: str) -> bool:
     """Whether the message's core phrase is one of the apply words: "apply", "apply it",
     "apply the draft", also wrapped ("ok, apply it please 🙏"), never inside a longer request
     ("apply the changes to parse_date" is not one) and never asked ("apply?" writes nothing)."""
-    return not read_utterance(text or "").question and _plain_words(text) in APPLY_WORDS
+    return _plain_words(text) in APPLY_WORDS
 
 
 def classify_reply(text: str) -> ReplyIntent:
@@ -78,6 +119,13 @@ def classify_reply(text: str) -> ReplyIntent:
 
 #: The words that write a draft into the repository (``app/drafting/history.py`` answers them).
 APPLY_WORDS = frozenset({"apply", "apply it", "apply the draft", "apply draft"})
+REPLY_WORDS = CONFIRM_WORDS | CANCEL_WORDS | RESUME_WORDS | APPLY_WORDS
+#: A part longer than this is never one reply (wrappers included: "hey cat, go ahead please").
+_LONGEST_REPLY = 80
+_KIND_WORDS = {id(CONFIRM_WORDS): "yes", id(CANCEL_WORDS): "cancel", id(RESUME_WORDS): "continue",
+               id(APPLY_WORDS): "apply"}
+#: The words of the replies, for one-typo corrections (``typos``).
+VOCABULARY = Vocabulary(" ".join(REPLY_WORDS).replace("'", " ").split())
 
 
 class Aside(str, Enum):

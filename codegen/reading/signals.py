@@ -272,7 +272,7 @@ def question_form(sentence: Sentence) -> str:
     """"question" (a question word or a question mark without a request verb), "walk" or
     "compare" (a walk-through or comparison, whatever the form), or ""."""
     words, head = sentence.words, " ".join(sentence.words[:3])
-    if any(head.startswith(frame) for frame in REQUEST_FRAMES):
+    if any(head.startswith(frame) for frame in REQUEST_FRAMES) or _cleft(sentence):
         return ""
     if _question_start(words) or _topic_first(sentence):
         return "question"
@@ -287,6 +287,17 @@ def question_form(sentence: Sentence) -> str:
         if find_phrase(sentence.padded, phrases):
             return kind
     return ""
+
+
+#: "what I want is ...", "what we need is ...": a wish said in a cleft, not a question.
+_CLEFTS = ("what i want", "what i need", "what i'd like", "what id like", "what i would like",
+           "what we need", "what we want", "what i'd love", "what you should do",
+           "what i wanted", "what i meant")
+
+
+def _cleft(sentence: Sentence) -> bool:
+    head = " ".join(sentence.words[sentence.opening:sentence.opening + 5])
+    return not sentence.text.rstrip().endswith("?") and head.startswith(_CLEFTS)
 
 
 def _topic_first(sentence: Sentence) -> bool:
