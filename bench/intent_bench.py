@@ -7,7 +7,8 @@ as a false request too, the worst case), the number of AMBIGUOUS verdicts (each 
 call in the Cat), the questions recognised; without the index lookup, and with the split's
 fake index (``known_names`` of the corpus) where it has one. ``--wrong`` lists the misrouted;
 ``--sealed`` adds the split kept out of the tests until its one evaluation; ``--holdout10``
-adds issue 36's routing split (``routing_holdout10.json``, sealed until its one evaluation),
+adds issue 36's routing split (``routing_holdout10.json``, sealed until its one evaluation;
+``--holdout11`` the second one, written after it and before the reader was tuned on it),
 with the share of everyday messages read as questions about the code and the request targets
 the index links (``app/projects/lookup.py`` ``linked_details`` over the split's entities).
 """
@@ -27,8 +28,9 @@ CORPUS = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codeg
     / "intent_corpus.json"
 SEALED = CORPUS.with_name("intent_corpus_sealed.json")
 HOLDOUT10 = CORPUS.with_name("routing_holdout10.json")
+HOLDOUT11 = CORPUS.with_name("routing_holdout11.json")
 SPLITS = ("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-          "holdout7", "holdout8", "holdout9", "holdout10")
+          "holdout7", "holdout8", "holdout9", "holdout10", "holdout11")
 #: SHA-256 of each frozen split (labels, texts and fake index, :func:`split_digest`): a split
 #: edited after its one evaluation fails loudly (tests/unit/codegen/test_intent.py).
 FROZEN = {
@@ -37,6 +39,7 @@ FROZEN = {
     "holdout8": "bd748992dfc571914eb489efc20aa85ed5294232fa802710de07d1be3df3e787",
     "holdout9": "854c1e661be736141d17040b044cdf5b1b6e59c11d33ce8e56ca4148b9ecb7ff",
     "holdout10": "7537c081f2c7aa22922c541fd90a590f1636eb6f2cb584d6f5f9b42c12d53461",
+    "holdout11": "4e3bfba296cadff7718afe5aa445bc9bbe558b8d2051babdf0fc46b5512a5ab6",
 }
 EXPECTED = {"request": Intent.CODE_REQUEST, "question": Intent.CODE_QUESTION,
             "other": Intent.OTHER}
@@ -75,11 +78,11 @@ class Figures:
         return right / self.requests if self.requests else 1.0
 
 
-def load(sealed: bool = False, holdout10: bool = False) -> dict:
+def load(sealed: bool = False, holdout10: bool = False, holdout11: bool = False) -> dict:
     """The corpus; with ``sealed``, the held-out split kept out of the tests merged in; with
-    ``holdout10``, issue 36's routing split."""
+    ``holdout10`` and ``holdout11``, issue 36's routing splits."""
     corpus = dict(json.loads(CORPUS.read_text(encoding="utf-8")))
-    for wanted, path in ((sealed, SEALED), (holdout10, HOLDOUT10)):
+    for wanted, path in ((sealed, SEALED), (holdout10, HOLDOUT10), (holdout11, HOLDOUT11)):
         if wanted:
             extra = json.loads(path.read_text(encoding="utf-8"))
             corpus["items"] = corpus["items"] + extra["items"]
@@ -165,7 +168,8 @@ def tie_break_share(figures: Sequence[Figures]) -> float:
 def main(argv: list[str]) -> int:
     print("split      lookup  n    P      R      P(amb) R(amb) ambiguous  questions  misroutes "
           "hijacks  others as questions")
-    corpus = load(sealed="--sealed" in argv, holdout10="--holdout10" in argv)
+    corpus = load(sealed="--sealed" in argv, holdout10="--holdout10" in argv,
+                  holdout11="--holdout11" in argv)
     table = rows(corpus)
     for split, lookup, f in table:
         print(f"{split:10} {lookup:6} {f.n:4} {f.precision():.3f}  {f.recall():.3f}  "
