@@ -156,7 +156,8 @@ _REF = re.compile(r"\b(?:drafts?|version|revision)\s*(?:#|no\.?|number)?\s*(\d+)
                   r"\b(\d+)(?:st|nd|rd|th)?\s+(?:draft|version)\b|"
                   r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
                   r"tenth)\s+(?:draft|version)\b|#(\d+)\b", re.I)
-_BETWEEN = re.compile(r"\bbetween\s+(?:draft\s*)?(\d+)\s+and\s+(?:draft\s*)?(\d+)\b", re.I)
+_BETWEEN = re.compile(r"\b(?:between\s+(?:drafts?\s*)?|drafts?\s*#?\s*)(\d+)\s+(?:and|to|with|"
+                      r"vs\.?)\s+(?:draft\s*#?\s*)?(\d+)\b", re.I)
 _SINCE = re.compile(r"\bsince\b", re.I)
 _ROLL = re.compile(r"\b(?:roll(?:ed|ing)?\s*back|rollback|revert(?:ed)?|go(?:ing)?\s+back|"
                    r"take\s+(?:me|us)\s+back|back\s+to|restore|return\s+to|redo)\b", re.I)
@@ -213,13 +214,14 @@ def _near_miss(text: str) -> str:
     spoken, loose = spoken_punctuation(text), _loosely_corrected(text)
     if spoken == text and not _WORDS_OF_COMMANDS.search(loose):
         return ""
+    if spoken != text and (detect_command(spoken) or read_structural(spoken)):
+        return _canonical(spoken)  # "add source pip colon httpx"
     if _is_request_or_about(text) or any(
             part_asks(c) == "change" and not _WORDS_OF_COMMANDS.search(c)
             for p in found for c in (*p.clauses, *_AND.split(p.text)[1:])):
         return ""  # a code request ("roll back to draft 2. also make it async")
-    for changed in (spoken, loose):
-        if changed != text and (detect_command(changed) or read_structural(changed)):
-            return _canonical(changed)
+    if loose != text and (detect_command(loose) or read_structural(loose)):
+        return _canonical(loose)
     return _draft_shape(text) or _structural_shape(text)
 
 

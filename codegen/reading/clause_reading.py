@@ -132,6 +132,10 @@ def _runs(part: Part) -> list[str]:
 #: Words that open a clause of contrast or condition: the clause changes what was said.
 _CONTRAST = frozenset({"but", "except", "only", "though", "however", "ma", "pero", "però",
                        "aber", "mais", "mas", "maar", "unless", "instead"})
+#: Words that open a clause of time or condition: context, unless asked ("when ...?").
+_CONDITIONS = frozenset({"when", "whenever", "if", "once", "while", "as", "after", "before",
+                         "since", "quando", "se", "wenn", "falls", "cuando", "si", "quand",
+                         "als", "zodra"})
 #: A modal, a desire or a causative: something should change ("it must raise ValueError").
 _WANTS = ("modal:", "desire:", "causative:", "described:")
 _SHORT_QUESTION = 3
@@ -147,10 +151,12 @@ def part_asks(text: str) -> str:
     if said.social or not said.core:
         return ""
     folded = words(said.core)
-    if not folded:
-        return ""
+    if not folded or (len(folded) == 1 and not said.question):
+        return ""  # a label or an interjection ("log: https://...", "right")
     if folded[0] in _CONTRAST:
         return "change"
+    if folded[0] in _CONDITIONS and not said.question:
+        return ""  # "[when you have a sec]", "(if that's ok)"
     sentence = read(said.marked + ("?" if said.question else ""), folded, asked=said.asked)
     verb = opening_verb(sentence)
     if verb and verb not in INFORMATION_VERBS and (verb in REQUEST_VERBS

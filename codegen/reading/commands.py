@@ -96,6 +96,10 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
 _SOURCE = re.compile(r"^\s*(?:please\s+)?(?P<verb>add|remove|delete|drop|update|refresh|pull|"
                      r"re-?fetch)\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+"
                      r"(?P<arg>.+?)\s*$", re.I | re.S)
+#: A source command's opening ("update source ..."): never read as another command.
+_SOURCE_SHAPE = re.compile(r"^\s*(?:please\s+)?(?:add|remove|delete|drop|update|refresh|pull|"
+                           r"re-?fetch)\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+\S",
+                           re.I)
 _SOURCE_VERBS = {"add": Command.ADD_SOURCE, "remove": Command.REMOVE_SOURCE,
                  "delete": Command.REMOVE_SOURCE, "drop": Command.REMOVE_SOURCE,
                  "update": Command.UPDATE_SOURCE, "refresh": Command.UPDATE_SOURCE,
@@ -156,9 +160,11 @@ def _read_one(text: str) -> Found | None:
     if said.escape or said.social:
         return None
     for message in spans(said, marked=True):
-        found = _source_command(message)
-        if found is not None:
+        found = _source_command(message) if said.marked.endswith(message) else None
+        if found is not None:  # a source's argument decides its own end (never "pip")
             return found
+    if any(_SOURCE_SHAPE.match(m) for m in spans(said, marked=True)):
+        return None  # "update source httpx, right" is no "update source" (the index)
     if not said.core or len(said.core) > 80:
         return None
     for message in spans(said):  # the core phrase, then without unknown chatter around it
@@ -223,7 +229,9 @@ def _source_command(text: str) -> Found | None:
 
 def _source_argument(raw: str) -> str:
     """The one source at the start of ``raw`` (quoted text whole, a folder path with spaces
-    while its pieces hold "/"), or "" when more than chatter follows it."""
+    while its pieces hold "/"), or "" when more follows it than wrapper words (thanks, please,
+    asap, an emoji: "add source pip colon httpx" is no source "pip") or, after a spec
+    ("pip:rich", a path, a URL), a few words of chatter ("... right away")."""
     if raw[:1] in "`'\"" and raw.find(raw[0], 1) > 0:
         end = raw.find(raw[0], 1)
         spec, rest = raw[:end + 1], raw[end + 1:]
@@ -239,7 +247,9 @@ def _source_argument(raw: str) -> str:
                 or spec.lower() in CLAUSE_STARTS:
             return ""
     rest = rest.strip(" ,;:.!")
-    return spec if not rest or chatter_closing(rest) else ""
+    if not rest or read_utterance(rest).social:
+        return spec
+    return spec if _SOURCE_SPEC.match(spec) and chatter_closing(rest) else ""
 
 
 def claimed(found: Found | None, *, repository_configured: bool, has_task: bool) -> bool:

@@ -112,7 +112,8 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     sign, why = code_sign(sentence, details, strong, weak)
     change = change_asked(sentence)
     form = question_form(sentence)
-    intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
+    intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"),
+                     thanked=_thanked(said.removed))
     after = _after_paste(text) if sign is CodeSign.STRONG else None
     if after is not None:
         intent, form, change = after
@@ -123,6 +124,12 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
         intent, why = _in_the_repository(sentence, form, change, known, why)
     evidence = tuple(e for e in (why, change, form) if e)
     return Detection(intent, _with_known(details, strong), evidence, tuple(strong + weak))
+
+
+def _thanked(removed: tuple[str, ...]) -> bool:
+    """The message opened with thanks or praise ("thanks, that answer helped a lot")."""
+    first = words(removed[0])[:1] if removed else []
+    return bool(first) and first[0] in ACKNOWLEDGEMENTS
 
 
 def _after_paste(text: str) -> tuple[Intent, str, str] | None:
@@ -225,7 +232,7 @@ def _confirmed(text: str, known: KnownCode | None) -> set[str]:
 
 
 def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
-            names_code: bool) -> Intent:
+            names_code: bool, thanked: bool = False) -> Intent:
     """Confident only where the rules settle it: a change of strongly named code, or an ask
     for an action on a name of code ("could you fix parse_date?", not "could you send me the
     file?"), is a request; a message with no sign of code, or thanks ("thanks, parse_date works
@@ -235,7 +242,8 @@ def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
         return Intent.CODE_QUESTION if about_code else Intent.OTHER
     if sign is CodeSign.STRONG and (change or (sentence.asked and names_code)):
         return Intent.CODE_REQUEST
-    if sign is CodeSign.NONE or sentence.words[0] in ACKNOWLEDGEMENTS:
+    if sign is CodeSign.NONE or sentence.words[0] in ACKNOWLEDGEMENTS or (thanked
+                                                                          and not change):
         return Intent.OTHER
     return Intent.AMBIGUOUS
 

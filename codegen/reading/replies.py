@@ -31,7 +31,7 @@ CONFIRM_WORDS = frozenset({
 })
 CANCEL_WORDS = frozenset({
     "cancel", "stop", "abort", "no", "n", "nevermind", "never mind", "forget it", "drop it",
-    "quit", "exit",
+    "quit", "exit", "cancel it", "cancel that", "stop it", "stop that", "forget that",
 })
 
 #: "Go on with the task from its last good draft" (after a stop, a give-up or a restart).
@@ -65,14 +65,32 @@ def _plain_words(text: str) -> str:
 
 
 def _reply_part(text: str) -> str | None:
-    """The reply's kind, as its first word list's representative ("go ahead" -> "yes")."""
+    """The reply's kind, as its first word list's representative ("go ahead" -> "yes"); a
+    run of reply phrases of one kind is that kind ("yes go ahead", "ok sure")."""
     if len(text) > _LONGEST_REPLY:
         return None
     words = _core_words(read_utterance(text), whole=False)
+    kinds = {_kind_of(phrase) for phrase in _phrases(words)} if words else {None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _kind_of(phrase: str) -> str | None:
     for kind in (CONFIRM_WORDS, CANCEL_WORDS, RESUME_WORDS, APPLY_WORDS):
-        if words in kind:
+        if phrase in kind:
             return _KIND_WORDS[id(kind)]
     return None
+
+
+def _phrases(words: str) -> list[str]:
+    """``words`` cut into reply phrases, the longest first at each place ("yes go ahead" ->
+    "yes", "go ahead"); a word that starts none is a phrase of its own (no reply)."""
+    tokens, out, i = words.split(), [], 0
+    while i < len(tokens):
+        size = next((n for n in range(min(4, len(tokens) - i), 0, -1)
+                     if " ".join(tokens[i:i + n]) in REPLY_WORDS), 1)
+        out.append(" ".join(tokens[i:i + size]))
+        i += size
+    return out
 
 
 def _core_words(said: Utterance, *, whole: bool) -> str:
@@ -125,7 +143,8 @@ _LONGEST_REPLY = 80
 _KIND_WORDS = {id(CONFIRM_WORDS): "yes", id(CANCEL_WORDS): "cancel", id(RESUME_WORDS): "continue",
                id(APPLY_WORDS): "apply"}
 #: The words of the replies, for one-typo corrections (``typos``).
-VOCABULARY = Vocabulary(" ".join(REPLY_WORDS).replace("'", " ").split())
+VOCABULARY = Vocabulary(" ".join(REPLY_WORDS).replace("'", " ").split(),
+                        same={w: _kind_of(w) or w for w in REPLY_WORDS if " " not in w})
 
 
 class Aside(str, Enum):

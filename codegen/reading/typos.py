@@ -16,7 +16,7 @@ less: two or three letters only by a swap ("teh", "ot", "yse") or a doubled lett
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 __all__ = ["Vocabulary", "edit_kind", "said_numbers", "spoken_punctuation"]
@@ -28,8 +28,11 @@ _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
 class Vocabulary:
     """The words one reader matches, with an index of their one-letter deletions."""
 
-    def __init__(self, words: Iterable[str]) -> None:
+    def __init__(self, words: Iterable[str], same: Mapping[str, str] | None = None) -> None:
+        """``same``: words that read alike (a reply's kind: "continue", "continua"); several
+        such words one edit away are no ambiguity."""
         self.words = frozenset(w for w in words if w)
+        self._same = dict(same or {})
         self._deletions: dict[str, set[str]] = {}
         for word in self.words:
             for variant in _deletions(word):
@@ -40,7 +43,9 @@ class Vocabulary:
         if typed in self.words or len(typed) < 2:
             return ""
         found = {w for w in self._candidates(typed) if _allowed(typed, w)}
-        return found.pop() if len(found) == 1 else ""
+        if len({self._same.get(w, w) for w in found}) == 1:
+            return min(found)
+        return ""
 
     def loosely_near(self, typed: str) -> str:
         """For a guess to ask about: the word with the same first letter one edit of any kind
@@ -140,11 +145,12 @@ def edit_kind(a: str, b: str) -> str:
     return ""
 
 
-#: Numbers said as words (one to twenty), in the languages of the readers.
+#: Numbers said as words (one to twenty), in the languages of the readers (not the words that
+#: are also articles: "un", "um", "een").
 NUMBER_WORDS = {
     w: str(n) for n, group in enumerate((
         ("zero", "zero", "null", "cero", "zero", "nul"),
-        ("one", "uno", "eins", "un", "um", "een", "first", "primo", "erste"),
+        ("one", "uno", "eins", "first", "primo", "erste"),
         ("two", "due", "zwei", "dos", "deux", "dois", "twee", "second", "secondo", "zweite"),
         ("three", "tre", "drei", "tres", "trois", "três", "drie", "third", "terzo", "dritte"),
         ("four", "quattro", "vier", "cuatro", "quatre", "quatro", "fourth", "quarto"),

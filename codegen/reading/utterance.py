@@ -114,26 +114,27 @@ def _narrowed(text: str) -> _Reader:
 
 def spans(said: Utterance, *, marked: bool = False) -> list[str]:
     """The core phrase, then the same without chatter the wrapper lists do not know, for the
-    readers of whole phrases (commands, renames, moves): an opening that ends in "to" or a
-    comma ("would you be able to ...", "could I ask you to ...") and a closing of a few plain
+    readers of whole phrases (commands, renames, moves): an opening that ends in "to", a
+    comma or "you could" ("would you be able to ...", "could I ask you to ...", "any chance
+    you could ...") and a closing of a few plain
     words ("... asap", "... if you don't mind", "... überall im Code"). Chatter names no code
     (no ``_ . / ` (`` or digit), an opening asks no question and negates nothing ("how to
     index my repository?", "don't rename ..."), a closing starts no clause of its own ("...
     and make it async", "... but keep an alias") and holds no gerund ("... keeping both")."""
     tokens = (said.marked if marked else said.core).split()
     out = [" ".join(tokens)]
-    starts = [0] + [i for i in range(1, min(len(tokens), _MAX_OPENING + 1))
+    starts = [0] + [i for i in range(1, min(len(tokens), _MAX_ASKING_OPENING + 1))
                     if _chatter_opening(tokens[:i])]
     ends = [len(tokens)] + [j for j in range(len(tokens) - 1, len(tokens) - _MAX_CLOSING - 1, -1)
                             if j > 0 and _chatter_closing(tokens[j:])]
     for i in starts:
         for j in ends:
             if j > i and (i, j) != (0, len(tokens)):
-                out.append(" ".join(tokens[i:j]))
+                out.append(" ".join(tokens[i:j]).rstrip(",;:"))
     return out
 
 
-_MAX_OPENING, _MAX_CLOSING = 6, 5
+_MAX_OPENING, _MAX_ASKING_OPENING, _MAX_CLOSING = 6, 9, 5
 _CODE_CHARS = frozenset("_./`()0123456789")
 
 
@@ -144,9 +145,20 @@ def _plain(tokens: list[str]) -> list[str]:
 
 def _chatter_opening(tokens: list[str]) -> bool:
     words = _plain(tokens)
-    if not words or words[0] in QUESTION_WORDS or any(w in NEGATIONS for w in words):
+    if not words or any(w in NEGATIONS for w in words):
+        return False
+    if len(words) > 1 and words[-2] in ("you", "u") and words[-1] in _ASKING_MODALS:
+        return words[0] not in _ASKING_QUESTIONS  # "... if you could", not "how could you"
+    if words[0] in QUESTION_WORDS or len(words) > _MAX_OPENING:
         return False
     return tokens[-1].endswith(",") or words[-1] in ("to", "a", "zu", "de", "que", "om")
+
+
+#: "... if you could", "any chance you can": an opening that asks for the action after it,
+#: unless a question word opens it.
+_ASKING_MODALS = frozenset({"could", "can", "would", "will", "might"})
+_ASKING_QUESTIONS = frozenset({"how", "what", "why", "where", "when", "which", "who", "do",
+                               "does", "did"})
 
 
 def chatter_closing(text: str) -> bool:

@@ -116,3 +116,14 @@ def test_the_function_the_index_knows_wins_over_the_new_name(text, target):
 def test_a_new_member_name_is_not_the_symbol():
     assert extract_details("aggiungi un parametro dry_run a export").symbol == ""
     assert extract_details("añade un parámetro dry_run a export").symbol == ""
+
+
+def test_a_clause_of_time_before_an_imperative_is_a_request_not_a_question():
+    text = "when the coupon is applied twice we charge twice - make apply_coupon idempotent"
+    assert detect_intent(text, INDEX).intent is Intent.CODE_REQUEST
+    assert detect_intent("when does apply_coupon run", INDEX).intent is Intent.CODE_QUESTION
+
+
+def test_a_generic_word_used_as_a_verb_names_no_code():
+    assert detect_intent("I have to file the report on Monday", INDEX).intent is Intent.OTHER
+    assert detect_intent("thanks, that answer helped a lot", INDEX).intent is Intent.OTHER

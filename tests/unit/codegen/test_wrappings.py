@@ -274,3 +274,37 @@ def test_the_reply_kinds_of_a_message_with_two_reply_parts():
     assert classify_reply("yes. cancel") is ReplyIntent.FEEDBACK
     assert classify_reply("no, call it make_slug") is ReplyIntent.FEEDBACK
     assert confident("go") is None
+
+
+# -- after the first held-out evaluation (docs/benchmarks.md): the classes it found --------
+
+@pytest.mark.parametrize("text, found", [
+    ("any chance you could show the draft history?", Found(Command.HISTORY)),
+    ("I'd really appreciate it if you could redo", Found(Command.REDO)),
+    ("was wondering if you could index my repository", Found(Command.INDEX, "", True)),
+    ("redo (if you don't mind)", Found(Command.REDO)),
+    ("roll back to draft 2 -- note: https://example.com/x", Found(Command.ROLL_BACK, "2")),
+    ("roll back to the last good draft, ok?", Found(Command.ROLL_BACK, "the last good draft")),
+    ("list the drafts um", Found(Command.HISTORY)),
+    ("update source rich, right?", Found(Command.UPDATE_SOURCE, "rich")),
+    ("add source pip:rich right away", Found(Command.ADD_SOURCE, "pip:rich", True)),
+])
+def test_openings_conditions_labels_and_tag_questions_leave_a_command_alone(text, found):
+    assert detect_command(text) == found
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("cancel (when you have time)", ("cancel", False, False)),
+    ("go - link: https://example.com/build/9", ("confirm", False, False)),
+    ("yes go ahead", ("confirm", False, False)), ("ok sure", ("confirm", False, False)),
+    ("cancel that", ("cancel", False, False)), ("stop it", ("cancel", False, False)),
+    ("continu", ("feedback", True, False)),
+])
+def test_replies_beside_conditions_labels_and_in_runs(text, reading):
+    assert reply_reading(text) == reading
+
+
+def test_a_bare_source_name_is_never_cut_out_of_more_words():
+    assert detect_command("add source pip colon rich") is None
+    suggestion = suggest_command("add source pip colon rich")
+    assert suggestion is not None and suggestion.phrase == "add source pip:rich"
