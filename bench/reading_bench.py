@@ -28,7 +28,8 @@ from ..codegen.reading.clauses import parts
 from ..codegen.reading.commands import detect_command, read_command
 from ..codegen.reading.intent import KnownNames, detect_intent
 from ..codegen.reading.replies import classify_reply, is_apply, is_resume
-from ..codegen.reading.utterance import read_utterance
+from ..codegen.reading.typos import _corrected
+from ..codegen.reading.utterance import _spans, read_utterance
 from ..codegen.refactor.request import read_structural, structural_reading
 from ..codegen.suggest import suggest_command
 from ..tests.unit.codegen.wrapping_dev import DEV_WRAPPINGS
@@ -73,7 +74,8 @@ def messages() -> list[str]:
 
 
 def _clear() -> None:
-    for cached in (read_utterance, parts, part_asks, read_command, structural_reading):
+    for cached in (read_utterance, parts, part_asks, read_command, structural_reading, _spans,
+                   _corrected):
         cached.cache_clear()
 
 

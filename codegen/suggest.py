@@ -28,25 +28,29 @@ import re
 from dataclasses import dataclass
 
 from .reading.clause_reading import MAX_CLAUSES, part_asks
-from .reading.clauses import parts
+from .reading.clauses import Part, parts
 from .reading.commands import (
     VOCABULARY,
     Command,
     Found,
     detect_command,
     draft_conflict,
+    draft_numbers,
     read_command,
+    read_phrase,
 )
 from .reading.signals import opening_verb, read
 from .reading.text import words
-from .reading.typos import NUMBER_WORDS, Vocabulary, said_numbers, spoken_punctuation
+from .reading.typos import Vocabulary, said_numbers, spoken_punctuation
 from .reading.utterance import read_utterance
+from .reading.utterance_words import NEGATIONS
 from .reading.words import REQUEST_VERBS
 from .refactor.request import VOCABULARY as STRUCTURAL_WORDS
 from .refactor.request import (
     MoveRequest,
     RenameRequest,
     read_structural,
+    read_structural_phrase,
     structural_reading,
 )
 
@@ -149,13 +153,6 @@ def _unsure_structural(text: str) -> str:
 
 # -- near misses ----------------------------------------------------------------------------
 
-_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
-             "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
-             "last": "", "previous": ""}
-_REF = re.compile(r"\b(?:drafts?|version|revision)\s*(?:#|no\.?|number)?\s*(\d+)\b|"
-                  r"\b(\d+)(?:st|nd|rd|th)?\s+(?:draft|version)\b|"
-                  r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
-                  r"tenth)\s+(?:draft|version)\b|#(\d+)\b", re.I)
 _BETWEEN = re.compile(r"\b(?:between\s+(?:drafts?\s*)?|drafts?\s*#?\s*)(\d+)\s+(?:and|to|with|"
                       r"vs\.?)\s+(?:draft\s*#?\s*)?(\d+)\b", re.I)
 _SINCE = re.compile(r"\bsince\b", re.I)
@@ -202,6 +199,8 @@ _LOOSE = Vocabulary(VOCABULARY.words | STRUCTURAL_WORDS.words)
 _WORDS_OF_COMMANDS = re.compile(
     r"\b(?:drafts?|version|revision|history|diffs?|changes?|changed|compare|difference|roll|"
     r"rollback|revert|back|restore|redo|undo|renam\w*|move|index|reindex|status|sources?|"
+    r"rinomina|benenne|renombra|renomme|renomei[ae]|hernoem|sposta|verschiebe|mueve|d[ée]place|"
+    r"mova|verplaats|"
     r"#\d+|\d+(?:st|nd|rd|th)|be\s+called|go|live)\b", re.I)
 
 
@@ -216,13 +215,64 @@ def _near_miss(text: str) -> str:
         return ""
     if spoken != text and (detect_command(spoken) or read_structural(spoken)):
         return _canonical(spoken)  # "add source pip colon httpx"
-    if _is_request_or_about(text) or any(
+    if _is_request_or_about(text) or _negated(found) or any(
             part_asks(c) == "change" and not _WORDS_OF_COMMANDS.search(c)
             for p in found for c in (*p.clauses, *_AND.split(p.text)[1:])):
         return ""  # a code request ("roll back to draft 2. also make it async")
     if loose != text and (detect_command(loose) or read_structural(loose)):
         return _canonical(loose)
-    return _draft_shape(text) or _structural_shape(text)
+    return _draft_shape(text) or _structural_shape(text) or _trimmed(found)
+
+
+#: Words that may never be trimmed away: they turn a command into something else ("don't
+#: roll back", "how to index my repository", "... and make it async").
+_KEEP = frozenset({"don't", "dont", "not", "never", "no", "how", "what", "why", "when",
+                   "where", "which", "who", "should", "shouldn't", "can't", "cannot", "and",
+                   "but", "or", "then", "also", "if", "unless", "without", "except"})
+_TRIM = 3
+
+
+def _trimmed(found: list[Part]) -> str:
+    """A command, rename or move that one part says with up to three words of its own
+    around it the readers do not know ("omg roll back to draft 5", "remove source docs
+    already"): never a negation, a question word or a clause trimmed away."""
+    for part in found[:_TRIM_PARTS]:
+        if not _TRIM_KEY.search(part.text):
+            continue
+        tokens = part.text.split()
+        for i in range(_TRIM + 1):
+            for j in range(_TRIM + 1):
+                if (i or j) and i + j < len(tokens) and _trimmable(tokens[:i] + tokens[
+                        len(tokens) - j:]):
+                    phrase = _phrase_of(" ".join(tokens[i:len(tokens) - j]))
+                    if phrase:
+                        return phrase
+    return ""
+
+
+#: The verbs of the commands, renames and moves: a part without one is never trimmed.
+_TRIM_KEY = re.compile(
+    r"\b(?:roll|rollback|revert|redo|undo|restore|diff|compare|changed|show|list|display|index|"
+    r"reindex|scan|refresh|update|rebuild|add|remove|delete|drop|pull|status|back|rename|move|"
+    r"rinomina|benenne|renombra|renomme|renomei[ae]|hernoem|sposta|verschiebe|mueve|"
+    r"d[ée]place|mova|verplaats)\b", re.I)
+
+
+def _phrase_of(text: str) -> str:
+    """The canonical phrase of the command, rename or move ``text`` is as a whole, or ""."""
+    found = read_phrase(text)
+    if found is not None:
+        return command_phrase(found)
+    request = read_structural_phrase(text)
+    return structural_phrase(request) if request is not None else ""
+
+
+_TRIM_PARTS = 4
+
+
+def _trimmable(words_: list[str]) -> bool:
+    plain = [w.lower().strip(".,;:!?()") for w in words_]
+    return not any(w in _KEEP or not w.isalpha() for w in plain if w)
 
 
 def _canonical(text: str) -> str:
@@ -231,6 +281,11 @@ def _canonical(text: str) -> str:
         return command_phrase(found)
     request = read_structural(text)
     return structural_phrase(request) if request is not None else ""
+
+
+def _negated(found: list[Part]) -> bool:
+    """A part that opens with a negation ("don't roll back to draft 2", "never rename ...")."""
+    return any(w in NEGATIONS for p in found for w in words(read_utterance(p.text).core)[:2])
 
 
 def _is_request_or_about(text: str) -> bool:
@@ -266,7 +321,7 @@ def _loosely_corrected(text: str) -> str:
 def _draft_shape(text: str) -> str:
     """A roll-back, a diff or the history said around a draft reference."""
     folded = said_numbers(" ".join(text.split()))
-    refs = [n for n in (_ref_number(m) for m in _REF.finditer(folded)) if n]
+    refs = draft_numbers(folded)
     between = _BETWEEN.search(folded)
     roll, diff = bool(_ROLL.search(folded)), bool(_DIFF.search(folded))
     if diff and not roll:
@@ -282,14 +337,6 @@ def _draft_shape(text: str) -> str:
             return f"roll back to draft {refs[0]}"
         return "roll back" if not refs and _ONE_BACK.search(folded) else ""
     return "show the draft history" if _HISTORY.search(folded) and not refs else ""
-
-
-def _ref_number(match: re.Match[str]) -> str:
-    digits = match.group(1) or match.group(2) or match.group(4)
-    if digits:
-        return digits
-    word = (match.group(3) or "").lower()
-    return _ORDINALS.get(word, "") or NUMBER_WORDS.get(word, "")
 
 
 def _structural_shape(text: str) -> str:

@@ -24,7 +24,8 @@ from functools import lru_cache
 from typing import Generic, TypeVar
 
 from .clauses import Part, parts
-from .signals import change_asked, opening_verb, question_form, read
+from .details import extract_details
+from .signals import CodeSign, Sentence, change_asked, code_sign, opening_verb, question_form, read
 from .text import words
 from .typos import Vocabulary
 from .utterance import read_utterance
@@ -76,9 +77,10 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
     read_in = {id(part): text for _, text, part in hits}
     others = tuple(c for p in found if p.kind != "code" for c in p.clauses
                    if id(p) not in read_in or c not in read_in[id(p)])
+    asides = {c for p in found if p.kind == "aside" for c in p.clauses}
     asks = [part_asks(c) for c in others]
-    if "change" in asks:
-        return None
+    if any(a == "change" and c not in asides for a, c in zip(asks, others, strict=True)):
+        return None  # an aside asking for a change makes the reading unsure, not a request
     if holder.kind == "quoted" and any(p.holds and p.line == holder.line
                                        and part_asks(p.text) for p in found):
         return None  # quoted text talked about: "what does 'redo' do?"
@@ -166,6 +168,15 @@ def part_asks(text: str) -> str:
         return "question" if len(words(text)) > _SHORT_QUESTION else ""
     if verb in INFORMATION_VERBS:
         return "other"
-    if change_asked(sentence).startswith(_WANTS):
-        return "change"
+    if change_asked(sentence).startswith(_WANTS) and _names_code(sentence):
+        return "change"  # "it must raise ValueError", not "that should do it"
     return "other" if said.asked else ""
+
+
+def _names_code(sentence: Sentence) -> bool:
+    """Any sign of code at all, weak ones included, or a verb of change after the first
+    words ("it should also *accept* None"); a modal about nothing is an idiom ("that should
+    do it", "that should work")."""
+    if any(w in REQUEST_VERBS or w in IMPERATIVE_VERBS for w in sentence.words[1:6]):
+        return True
+    return code_sign(sentence, extract_details(sentence.text), [], [])[0] is not CodeSign.NONE

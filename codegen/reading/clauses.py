@@ -9,11 +9,11 @@ a signature, a URL, line breaks. ``parts`` splits a message into what it is made
   ``code``, ``pasted``); lines quoting an earlier message (``> ...``,
   kind ``quote``: someone's earlier words, read only when the message is nothing else); the
   lines after a signature delimiter (``--``) or a "Sent from my ..." line (``signature``);
-- on each line: asides in brackets (``(...)``, ``[...]``, ``<name>``; never a call's
-  brackets, ``f()``), quoted text of several words (``"..."``, ``'...'``, ``“...”``,
-  ``«...»``, a backtick span with a space; kind ``quoted``, its line marked as holding it),
-  mentions (``@name``, ``cc @name``), tags (``#tag``, not ``#3``), a time stamp and a
-  list or heading marker at the start;
+- on each line: tags of rich text (``<b>``, ``<p>``) left out; asides in brackets (``(...)``,
+  ``[...]``, ``<name>``; never a call's brackets, ``f()``), quoted text of several words
+  (``"..."``, ``'...'``, ``“...”``, ``«...»``, a backtick span with a space; kind ``quoted``,
+  its line marked as holding it), mentions (``@name``, ``cc @name``), tags (``#tag``, not
+  ``#3``), a time stamp and a list or heading marker at the start;
 - sentences (``. ! ? …`` before a space), and in each sentence its clauses (``, ; :`` and
   dashes before a space).
 
@@ -56,6 +56,9 @@ _INLINE_FENCE = re.compile(r"```(.+?)```", re.S)
 _SIGNATURE_LINE = re.compile(r"^(?:--|—|-- .*|sent from my \w+.*|sent from \w+ for \w+.*)$",
                              re.I)
 _QUOTE_LINE = re.compile(r"^\s*>+\s?")
+#: Tags of rich text pasted as text ("<b>redo</b>", "<p>...</p>").
+_HTML = re.compile(r"</?(?:b|i|u|s|em|strong|p|br|div|span|code|pre|a|li|ul|ol|h[1-6]|del|"
+                   r"mark|small|sup|sub|font|tt|kbd|blockquote)(?:\s[^<>]*)?/?>", re.I)
 _LINE_MARK = re.compile(r"^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,2}[.)]\s+)")
 _STAMP = re.compile(r"^\s*(?:\[\s*\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]m)?\s*\]|\d{1,2}:\d{2}"
                     r"(?::\d{2})?(?:\s*[ap]m)?(?=\s))\s*", re.I)
@@ -106,7 +109,7 @@ def _fenced(match: re.Match[str], out: list[Part]) -> str:
 
 
 def _line_parts(line: str, number: int, kind: str) -> list[Part]:
-    line = _STAMP.sub("", _LINE_MARK.sub("", line))
+    line = _STAMP.sub("", _LINE_MARK.sub("", _HTML.sub(" ", line)))
     extra: list[Part] = []
     line = _ASIDE.sub(lambda m: _taken(m, extra, number, "aside"), line)
     quoted: list[Part] = []

@@ -152,6 +152,12 @@ _KEY = re.compile(r"\b(?:index|reindex|scan|refresh|update|rebuild|redo|show|sta
                   r"remove|delete|drop|pull|re-?fetch)\b", re.I)
 
 
+def read_phrase(text: str) -> Found | None:
+    """The command ``text`` is as a whole (one part of a message, wrappers around it), no
+    typo forgiven."""
+    return _read_one(text)
+
+
 def _read_one(text: str) -> Found | None:
     """The command ``text`` (one part of a message) is, as a whole."""
     if not _KEY.search(text):
@@ -178,15 +184,34 @@ def _read_one(text: str) -> Found | None:
     return None
 
 
-_DRAFT_REF = re.compile(r"\bdrafts?\s*(?:#|no\.?|number)?\s*(\d+)\b", re.I)
+#: A draft named by its number: "draft 3", "draft #3", "version 3", "the 3rd draft", "the
+#: third draft" (not a bare "#12": an issue, a ticket).
+_REF = re.compile(r"\b(?:drafts?|version|revision)\s*(?:#|no\.?|number)?\s*(\d+)\b|"
+                  r"\b(\d+)(?:st|nd|rd|th)?\s+(?:draft|version)\b|"
+                  r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
+                  r"tenth)\s+(?:draft|version)\b", re.I)
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+             "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10"}
+
+
+def draft_numbers(text: str) -> list[str]:
+    """The draft numbers ``text`` names, in order (see ``_REF``; numbers said as words too)."""
+    out = []
+    for match in _REF.finditer(said_numbers(text)):
+        digits = match.group(1) or match.group(2)
+        number = digits or _ORDINALS.get((match.group(3) or "").lower(), "")
+        if number:
+            out.append(number)
+    return out
 
 
 def draft_conflict(said: Said[Found]) -> frozenset[str]:
     """Draft numbers the message's other parts name that a roll-back or a diff does not
-    ("draft 3 was better, roll back please": the roll-back names none)."""
+    ("draft 3 was better, roll back please", "the 5th draft was the best, roll back": the
+    roll-back names none)."""
     if said.value.command not in (Command.ROLL_BACK, Command.DIFF):
         return frozenset()
-    named = {n for other in said.others for n in _DRAFT_REF.findall(said_numbers(other))}
+    named = {n for other in (said.said, *said.others) for n in draft_numbers(other)}
     return frozenset(named - set(re.findall(r"\d+", said.value.argument)))
 
 

@@ -98,11 +98,31 @@ def _core_words(said: Utterance, *, whole: bool) -> str:
     keeps its words; an asked "apply?" is no apply word."""
     words = _plain(said.core)
     if said.social and words not in CONFIRM_WORDS | CANCEL_WORDS:
-        first = _plain(said.removed[0]) if said.removed else ""
-        words = first if first in CONFIRM_WORDS else words
+        removed = [_plain(piece) for piece in said.removed]
+        words = next((r for r in removed if r in CONFIRM_WORDS), words)  # "please ok"
+    elif not whole:
+        words = _without_interjections(words)
     if said.question and words in APPLY_WORDS:
         return "" if not whole else "apply?"
     return words
+
+
+#: Interjections and closings around a reply word that change nothing ("omg go", "go
+#: already!"); never a negation, a contrast or a word of code.
+_INTERJECTIONS = frozenset({"omg", "wow", "ugh", "argh", "meh", "phew", "whew", "yay", "welp",
+                            "ahh", "aah", "ooh", "lol", "haha", "hehe", "damn", "dude",
+                            "seriously", "finally"})
+_CLOSINGS = frozenset({"already", "finally", "asap", "now", "then", "pls", "plz", "please",
+                       "seriously", "lol", "haha"})
+
+
+def _without_interjections(words: str) -> str:
+    tokens = words.split()
+    while len(tokens) > 1 and tokens[0] in _INTERJECTIONS:
+        tokens = tokens[1:]
+    while len(tokens) > 1 and tokens[-1] in _CLOSINGS:
+        tokens = tokens[:-1]
+    return " ".join(tokens)
 
 
 def _names_code(text: str) -> bool:

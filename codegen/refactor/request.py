@@ -138,6 +138,11 @@ _VERB = re.compile(r"\b(?:rename|rinomina|benenne|renombra|cambia|renomme|renome
                    r"move|sposta|verschiebe|mueve|d[ée]place|mova|verplaats)\b", re.I)
 
 
+def read_structural_phrase(text: str) -> RenameRequest | MoveRequest | None:
+    """The rename or move ``text`` is as a whole (one part of a message), no typo forgiven."""
+    return _read_part(text)
+
+
 def _read_part(text: str) -> RenameRequest | MoveRequest | None:
     if not _VERB.search(text):
         return None

@@ -308,3 +308,42 @@ def test_a_bare_source_name_is_never_cut_out_of_more_words():
     assert detect_command("add source pip colon rich") is None
     suggestion = suggest_command("add source pip colon rich")
     assert suggestion is not None and suggestion.phrase == "add source pip:rich"
+
+
+# -- after the second held-out evaluation (docs/benchmarks.md) ----------------------------
+
+@pytest.mark.parametrize("text, found", [
+    ("<strong>roll back to draft 2</strong>", Found(Command.ROLL_BACK, "2")),
+    ("<div>show the draft history</div>", Found(Command.HISTORY)),
+    ("redo. that should work", Found(Command.REDO)),
+])
+def test_rich_text_tags_and_idioms_leave_a_command_alone(text, found):
+    assert detect_command(text) == found
+
+
+@pytest.mark.parametrize("text, phrase", [
+    ("(ignore my typo) roll back to draft 2", "roll back to draft 2"),
+    ("wow show the draft history", "show the draft history"),
+    ("ugh rename fmt_ts to format_ts", "rename fmt_ts to format_ts"),
+    ("the 2nd draft was fine, roll back", "roll back to draft 2"),
+    ("the second draft was fine, roll back", "roll back to draft 2"),
+])
+def test_an_unknown_word_or_an_asking_aside_makes_a_question_never_a_silence(text, phrase):
+    assert detect_command(text) is None and read_structural(text) is None
+    suggestion = suggest_command(text)
+    assert suggestion is not None and suggestion.phrase == phrase
+
+
+@pytest.mark.parametrize("text", ["don't roll back to draft 2", "how to show the draft history",
+                                  "never rename fmt_ts to format_ts"])
+def test_a_negation_or_a_question_word_is_never_trimmed_away(text):
+    assert suggest_command(text) is None
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("wow go", ("confirm", False, False)), ("go already", ("confirm", False, False)),
+    ("PLEASE yes", ("confirm", False, False)), ("<b>cancel</b>", ("cancel", False, False)),
+    ("no async", ("feedback", False, False)), ("go slower", ("feedback", False, False)),
+])
+def test_replies_with_interjections_and_closings(text, reading):
+    assert reply_reading(text) == reading
