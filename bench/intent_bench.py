@@ -6,7 +6,11 @@ no) and as "request" (recall: an oracle tie-break; precision: every AMBIGUOUS "o
 as a false request too, the worst case), the number of AMBIGUOUS verdicts (each costs one LLM
 call in the Cat), the questions recognised; without the index lookup, and with the split's
 fake index (``known_names`` of the corpus) where it has one. ``--wrong`` lists the misrouted;
-``--sealed`` adds the split kept out of the tests until its one evaluation.
+``--sealed`` adds the split kept out of the tests until its one evaluation; ``--holdout10``
+adds issue 36's routing split (``routing_holdout10.json``, sealed until its one evaluation;
+``--holdout11`` the second one, written after it and before the reader was tuned on it),
+with the share of everyday messages read as questions about the code and the request targets
+the index links (``app/projects/lookup.py`` ``linked_details`` over the split's entities).
 """
 
 from __future__ import annotations
@@ -23,8 +27,10 @@ from ..codegen.reading.intent import Intent, KnownNames, detect_intent
 CORPUS = pathlib.Path(__file__).resolve().parents[1] / "tests" / "unit" / "codegen" / "data" \
     / "intent_corpus.json"
 SEALED = CORPUS.with_name("intent_corpus_sealed.json")
+HOLDOUT10 = CORPUS.with_name("routing_holdout10.json")
+HOLDOUT11 = CORPUS.with_name("routing_holdout11.json")
 SPLITS = ("dev", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6",
-          "holdout7", "holdout8", "holdout9")
+          "holdout7", "holdout8", "holdout9", "holdout10", "holdout11")
 #: SHA-256 of each frozen split (labels, texts and fake index, :func:`split_digest`): a split
 #: edited after its one evaluation fails loudly (tests/unit/codegen/test_intent.py).
 FROZEN = {
@@ -32,6 +38,8 @@ FROZEN = {
     "holdout7": "e59774e64da1cc71fbbde3eae64b01ad3c7093dc376f472dddfe26b56c1ab512",
     "holdout8": "bd748992dfc571914eb489efc20aa85ed5294232fa802710de07d1be3df3e787",
     "holdout9": "854c1e661be736141d17040b044cdf5b1b6e59c11d33ce8e56ca4148b9ecb7ff",
+    "holdout10": "7537c081f2c7aa22922c541fd90a590f1636eb6f2cb584d6f5f9b42c12d53461",
+    "holdout11": "4e3bfba296cadff7718afe5aa445bc9bbe558b8d2051babdf0fc46b5512a5ab6",
 }
 EXPECTED = {"request": Intent.CODE_REQUEST, "question": Intent.CODE_QUESTION,
             "other": Intent.OTHER}
@@ -51,6 +59,8 @@ class Figures:
     questions_ok: int = 0
     lookups: int = 0
     misroutes: int = 0        # requests routed OTHER or CODE_QUESTION (no tie-break asked)
+    others: int = 0
+    other_questions: int = 0  # everyday messages read as questions about the code
     by_label: dict[str, list[int]] = field(default_factory=dict)  # label -> [n, ambiguous]
     wrong: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -68,21 +78,29 @@ class Figures:
         return right / self.requests if self.requests else 1.0
 
 
-def load(sealed: bool = False) -> dict:
-    """The corpus; with ``sealed``, the held-out split kept out of the tests merged in."""
+def load(sealed: bool = False, holdout10: bool = False, holdout11: bool = False) -> dict:
+    """The corpus; with ``sealed``, the held-out split kept out of the tests merged in; with
+    ``holdout10`` and ``holdout11``, issue 36's routing splits."""
     corpus = dict(json.loads(CORPUS.read_text(encoding="utf-8")))
-    if sealed:
-        extra = json.loads(SEALED.read_text(encoding="utf-8"))
-        corpus["items"] = corpus["items"] + extra["items"]
-        corpus["known_names"] = {**corpus["known_names"], **extra["known_names"]}
+    for wanted, path in ((sealed, SEALED), (holdout10, HOLDOUT10), (holdout11, HOLDOUT11)):
+        if wanted:
+            extra = json.loads(path.read_text(encoding="utf-8"))
+            corpus["items"] = corpus["items"] + extra["items"]
+            corpus["known_names"] = {**corpus["known_names"], **extra["known_names"]}
+            corpus["entities"] = {**corpus.get("entities", {}), **extra.get("entities", {})}
     return corpus
 
 
 def split_digest(corpus: dict, split: str) -> str:
-    """SHA-256 over the split's labels and texts and its fake index."""
-    blob = json.dumps({"items": [[i["label"], i["text"]] for i in split_items(corpus, split)],
-                       "known_names": corpus.get("known_names", {}).get(split)},
-                      ensure_ascii=False, sort_keys=True)
+    """SHA-256 over the split's labels and texts and its fake index (and, where the split has
+    them, its request targets and entities)."""
+    items = split_items(corpus, split)
+    sealed: dict[str, object] = {"items": [[i["label"], i["text"]] for i in items],
+                                 "known_names": corpus.get("known_names", {}).get(split)}
+    if split in corpus.get("entities", {}):
+        sealed["targets"] = [i.get("target") for i in items]
+        sealed["entities"] = corpus["entities"][split]
+    blob = json.dumps(sealed, ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -105,6 +123,9 @@ def evaluate(items: Sequence[dict], known_names: Sequence[str] | None) -> Figure
         if item["label"] == "question":
             out.questions += 1
             out.questions_ok += got is Intent.CODE_QUESTION
+        if item["label"] == "other":
+            out.others += 1
+            out.other_questions += got is Intent.CODE_QUESTION
         if got is not EXPECTED[item["label"]]:
             out.wrong.append((item["label"], got.value, item["text"]))
     out.lookups = index.calls if index is not None else 0
@@ -145,16 +166,26 @@ def tie_break_share(figures: Sequence[Figures]) -> float:
 
 
 def main(argv: list[str]) -> int:
-    print("split     lookup  n    P      R      P(amb) R(amb) ambiguous  questions  misroutes "
-          "hijacks")
-    table = rows(load(sealed="--sealed" in argv))
+    print("split      lookup  n    P      R      P(amb) R(amb) ambiguous  questions  misroutes "
+          "hijacks  others as questions")
+    corpus = load(sealed="--sealed" in argv, holdout10="--holdout10" in argv,
+                  holdout11="--holdout11" in argv)
+    table = rows(corpus)
     for split, lookup, f in table:
-        print(f"{split:9} {lookup:6} {f.n:4} {f.precision():.3f}  {f.recall():.3f}  "
+        print(f"{split:10} {lookup:6} {f.n:4} {f.precision():.3f}  {f.recall():.3f}  "
               f"{f.precision(True):.3f}  {f.recall(True):.3f}  {f.ambiguous:9}  "
-              f"{f.questions_ok:>5}/{f.questions:<4} {f.misroutes:9} {f.false:7}")
+              f"{f.questions_ok:>5}/{f.questions:<4} {f.misroutes:9} {f.false:7}  "
+              f"{f.other_questions:>5}/{f.others}")
         if "--wrong" in argv:
             for label, got, text in f.wrong:
                 print(f"    {label:8} -> {got:13} {text}")
+    for split, entities in corpus.get("entities", {}).items():
+        from .target_links import linked_targets
+        right, total, wrong = linked_targets(split_items(corpus, split), entities)
+        print(f"{split}: request targets linked by the index: {right}/{total}")
+        if "--wrong" in argv:
+            for line in wrong:
+                print("    " + line)
     held = [f for split, lookup, f in table if split.startswith("holdout")
             and (lookup == "index" or split in ("holdout", "holdout2"))]
     print(f"tie-break share in a realistic mix ({', '.join(f'{v:.0%} {k}' for k, v in MIX.items())}"

@@ -150,7 +150,7 @@ def cases() -> list[Case]:
             + [Case("replies", t, _reply) for t in REPLIES])
 
 
-_NAME = re.compile(r"(?<![\w`/.])([A-Za-z_]\w*(?:[._]\w+)+|[\w/]+\.py)(?![\w`])")
+_NAME = re.compile(r"(?<![\w`/.@:])([A-Za-z_]\w*(?:[._]\w+)+|[\w/]+\.py)(?![\w`])")
 
 
 def variants(case: Case, lists: dict[str, list[str]]) -> Iterator[str]:

@@ -26,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "Found": ".reading.commands",
     "claimed": ".reading.commands",
     "detect_command": ".reading.commands",
+    "Suggestion": ".suggest",
+    "suggest_command": ".suggest",
     "Detection": ".reading.intent",
     "Intent": ".reading.intent",
     "detect_intent": ".reading.intent",
@@ -193,3 +195,5 @@ if TYPE_CHECKING:
     from .sandbox.protect import SandboxPolicy as SandboxPolicy
     from .sandbox.run import SANDBOX_LAUNCHER as SANDBOX_LAUNCHER
     from .sandbox.run import SandboxResult as SandboxResult
+    from .suggest import Suggestion as Suggestion
+    from .suggest import suggest_command as suggest_command

@@ -47,7 +47,9 @@ def _plugin_command(cat: StrayCat, session: Session, turn: Turn, found: Found) -
         return roll_back_draft(session, turn, found.argument)
     if found.command is Command.DIFF:
         return chat_diff(session, turn, found.argument)
-    return redo_draft(session, turn)
+    if found.command is Command.REDO:
+        return redo_draft(session, turn)
+    return None  # a command this glue does not answer yet ("update source ...")
 
 
 def _source_command(cat: StrayCat, turn: Turn, found: Found) -> str:

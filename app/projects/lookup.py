@@ -63,24 +63,41 @@ def linked_details(project: Project, details: RequestDetails, text: str) -> Requ
     it names that the index knows in exactly one file (or in the named file); else the first
     word standing where the thing to change stands (``codegen.target_words``: "add a timeout
     to *fetch*", plain words included) that the named file defines, or that exactly one file
-    defines; else, with a file named, the one code-shaped name of the message that file
-    defines. Unchanged when nothing links."""
+    defines, which also wins over a symbol the index does not know (a new name the message
+    introduces: "aggiungi un parametro dry_run a *generate_label*"); else, with a file
+    named, the one code-shaped name of the message that file defines. Unchanged when nothing
+    links."""
     path, symbol = details.target_path, details.symbol
     if symbol:
         entity = None if "." in symbol else _the_entity(project, symbol, path)
         if entity is not None:  # "send": ``Client.send``, a method
             return _details(entity[0], entity[1], details.kind or entity[2])
+        if "." not in symbol:
+            known = _first_target(project, details, text, path)
+            if known is not None:
+                return known
         return details if path else _details(defining_file(project, symbol), symbol,
                                              details.kind)
-    for word in target_words(text):
-        entity = _the_entity(project, word, path)
-        if entity is not None:
-            found_path, qualified, kind = entity
-            return _details(found_path, qualified, details.kind or kind)
+    known = _first_target(project, details, text, path)
+    if known is not None:
+        return known
     if path:
         named = [n for n in candidate_names(text) if n != path and ("_" in n or "." in n)]
         return _details(path, named_in_file(project, path, named), details.kind)
     return details
+
+
+def _first_target(project: Project, details: RequestDetails, text: str,
+                  path: str) -> RequestDetails | None:
+    """The first word in a target's place that the index knows in one file (``path``'s)."""
+    for word in target_words(text):
+        if word == details.symbol:
+            continue
+        entity = _the_entity(project, word, path)
+        if entity is not None:
+            found_path, qualified, kind = entity
+            return _details(found_path, qualified, details.kind or kind)
+    return None
 
 
 def _the_entity(project: Project, name: str, path: str) -> tuple[str, str, str] | None:

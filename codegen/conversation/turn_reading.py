@@ -14,7 +14,6 @@ message again. Pure: the index is asked through ``KnownCode``, at most once per 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..reading.commands import Found, claimed, detect_command
@@ -24,6 +23,7 @@ from ..reading.known_code import KnownCode
 from ..reading.replies import ReplyIntent, classify_reply, is_apply, is_resume
 from ..reading.utterance import Utterance, read_utterance
 from ..refactor.request import MoveRequest, RenameRequest, read_structural
+from ..suggest import suggest_command
 from ..vocabulary import Vocabulary
 from .corrections import FileAnswer, file_answer, reads_as_correction
 from .situation import Situation, Stage
@@ -75,14 +75,9 @@ class Reading:
         return self.said.core if self.said.escape else self.text.strip()
 
 
-#: The plugin's near-miss reader: the canonical command a message may mean, or ``None``.
-Suggester = Callable[[str], "str | None"]
-
-
-def read_turn(text: str, situation: Situation, known: KnownCode | None = None,
-              suggest: Suggester | None = None) -> Reading:
+def read_turn(text: str, situation: Situation, known: KnownCode | None = None) -> Reading:
     """What ``text`` is for a user in ``situation`` (see the module docstring). ``known``: the
-    repository's index (``None`` without one); ``suggest``: the near-miss reader."""
+    repository's index (``None`` without one)."""
     said = read_utterance(text)
     plain = Reading(Kind.CHAT, text, said)
     if situation.foreign_form:
@@ -101,7 +96,7 @@ def read_turn(text: str, situation: Situation, known: KnownCode | None = None,
     early = _stage_reply(text, reply, situation)
     if early is not None:
         return replace(plain, kind=early)
-    return _what_it_asks(plain, situation, known, suggest)
+    return _what_it_asks(plain, situation, known)
 
 
 def _answer_to_file_question(said: Utterance, reply: ReplyIntent, known: KnownCode | None
@@ -133,8 +128,7 @@ def _stage_reply(text: str, reply: ReplyIntent, situation: Situation) -> Kind | 
     return None
 
 
-def _what_it_asks(plain: Reading, situation: Situation, known: KnownCode | None,
-                  suggest: Suggester | None) -> Reading:
+def _what_it_asks(plain: Reading, situation: Situation, known: KnownCode | None) -> Reading:
     text = plain.text
     command = detect_command(text)
     if command is not None and claimed(command, repository_configured=situation.repository,
@@ -143,7 +137,7 @@ def _what_it_asks(plain: Reading, situation: Situation, known: KnownCode | None,
     structural = read_structural(text) if situation.repository else None
     if structural is not None and not _about_the_proposal(structural, situation):
         return replace(plain, kind=Kind.STRUCTURAL, structural=structural)
-    phrase = suggest(text) if suggest is not None else None
+    phrase = _suggestion(text, situation)
     if phrase:
         return replace(plain, kind=Kind.UNSURE, suggestion=phrase)
     found = detect_intent(text, known)
@@ -152,6 +146,20 @@ def _what_it_asks(plain: Reading, situation: Situation, known: KnownCode | None,
     if kind is Kind.CORRECTION and not _moves_the_proposal(plain.said, details):
         details = RequestDetails()  # a change's details are the model's to read, not a target
     return replace(plain, kind=kind, details=details, detection=found)
+
+
+def _suggestion(text: str, situation: Situation) -> str:
+    """The command a message may mean, when it is one this user has ("roll back to draft 3"
+    only with a task; a rename or move only with a repository and no proposal waiting)."""
+    found = suggest_command(text)
+    if found is None:
+        return ""
+    if found.command is not None:
+        ok = claimed(found.command, repository_configured=situation.repository,
+                     has_task=situation.has_task)
+    else:
+        ok = situation.repository and situation.stage is not Stage.PROPOSED
+    return found.phrase if ok else ""
 
 
 def _about_the_proposal(request: RenameRequest | MoveRequest, situation: Situation) -> bool:

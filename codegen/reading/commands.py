@@ -4,10 +4,15 @@ The Cat offers a tool to its agent only when the message is close, by embedding 
 one of the tool's examples, and then asks the LLM to pick it: with the Cat's default
 ``DumbEmbedder`` that is a coin toss, and it costs a call. These commands ("index my
 repository", "code memory status", "show the draft history", "roll back to draft 2", "redo",
-"show the diff of draft 2", "add source /srv/lib") name the plugin's own features, so a short,
-anchored pattern decides: the core phrase of the message (``utterance``: greetings, the Cat's
-name, fillers, thanks, emoji aside) must be the command, so "update the index function in
-utils.py" stays a code request and "what is a rollback?" stays a question.
+"show the diff of draft 2", "add source /srv/lib", "update source rich") name the plugin's own
+features, so a short, anchored pattern decides: the core phrase of one part of the message
+(``clause_reading``: a sentence, an aside, quoted text; ``utterance``: greetings, the Cat's
+name, fillers, thanks, emoji aside) must be the command, and no other part may ask for
+something else, so "update the index function in utils.py" stays a code request and "what is a
+rollback?" stays a question. A command word typed with one typo counts ("roll bakc to draft
+3", ``typos``), and so does a draft number said as a word ("draft three"). A command whose
+part is found but not with confidence (another part asks a question, names another draft) is
+offered instead (``suggest``).
 
 Many of them are also ordinary words: "update the project", "rebuild the index", "list
 sources", "redo" mean something to anyone. ``Found.explicit`` says whether the message names the
@@ -22,8 +27,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
+from .clause_reading import Said, read_in_parts
+from .typos import Vocabulary, said_numbers
 from .utterance import chatter_closing, read_utterance, spans
+from .utterance_words import CLAUSE_STARTS
 
 
 class Command(str, Enum):
@@ -44,7 +53,8 @@ class Command(str, Enum):
 @dataclass(frozen=True)
 class Found:
     """A recognised command, its argument ("2" in "roll back to draft 2", the source in "add
-    source /srv/lib", else "") and whether the message names the plugin's things explicitly."""
+    source /srv/lib" or "update source rich", else "") and whether the message names the
+    plugin's things explicitly."""
 
     command: Command
     argument: str = ""
@@ -82,35 +92,88 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
          r"|against)\s+" + _DRAFT + r"(?P<new>\d+)"),
     ))
 
-#: The source commands take the rest of the message as their argument (a list, a path).
-_ADD = re.compile(r"^\s*(?:please\s+)?add\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+"
-                  r"(?P<arg>.+?)\s*$", re.I | re.S)
+#: The source commands: a verb, "source" and one source (a spec, a name, or quoted text).
+_SOURCE = re.compile(r"^\s*(?:please\s+)?(?P<verb>add|remove|delete|drop|update|refresh|pull|"
+                     r"re-?fetch)\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+"
+                     r"(?P<arg>.+?)\s*$", re.I | re.S)
+#: A source command's opening ("update source ..."): never read as another command.
+_SOURCE_SHAPE = re.compile(r"^\s*(?:please\s+)?(?:add|remove|delete|drop|update|refresh|pull|"
+                           r"re-?fetch)\s+(?:an?\s+|the\s+)?(?:associative\s+)?source\s*:?\s+\S",
+                           re.I)
+_SOURCE_VERBS = {"add": Command.ADD_SOURCE, "remove": Command.REMOVE_SOURCE,
+                 "delete": Command.REMOVE_SOURCE, "drop": Command.REMOVE_SOURCE,
+                 "update": Command.UPDATE_SOURCE, "refresh": Command.UPDATE_SOURCE,
+                 "pull": Command.UPDATE_SOURCE, "refetch": Command.UPDATE_SOURCE,
+                 "re-fetch": Command.UPDATE_SOURCE}
 _LIST = re.compile(r"^\s*(?:list|show)\s+(?:the\s+|my\s+|all\s+)?(?:associative\s+)?sources"
                    r"\s*[?.!]?\s*$", re.I)
-_REMOVE = re.compile(r"^\s*(?:please\s+)?(?:remove|delete|drop)\s+(?:the\s+)?(?:associative\s+)?"
-                     r"source\s*:?\s+(?P<arg>.+?)\s*$", re.I | re.S)
-#: "update source NAME": one name, spec or URL ("update the source code of f" is a request).
-_UPDATE = re.compile(r"^\s*(?:please\s+)?(?:update|refresh|pull)\s+(?:the\s+)?(?:associative\s+)?"
-                     r"source\s*:?\s+(?!(?:code|files?|of|for|in|to)\b)(?P<arg>\S+)\s*$", re.I)
 
 #: The plugin's own things, named as such.
 _EXPLICIT = re.compile(r"\b(?:code\s*base|code|repo(?:sitory)?|associative)\b", re.I)
-#: A source spec: ``pip:NAME``, an absolute or home folder path, a backticked name, a URL.
-_SOURCE_SPEC = re.compile(r"^(?:`|pip:|/|~|[a-z][a-z0-9+.-]*://|[\w.-]+@[\w.-]+:)", re.I)
+#: A source spec: ``pip:NAME``, an absolute or home folder path, a repository URL
+#: (``https://``, ``http://``, ``ssh://``, ``file://``, ``git@host:path``), a backticked name.
+_SOURCE_SPEC = re.compile(r"^(?:`|pip:|/|~|\./|[a-z][a-z0-9+.-]*::?/{0,2}\S|[\w.-]+@[\w.-]+:)",
+                          re.I)
+#: A git remote helper's transport ("ext::", "fd::"): never a source, always refused whole.
+_REMOTE_HELPER = re.compile(r"^[a-z][\w+.-]*::", re.I)
+#: A bare source name ("rich", "billing-docs", "httpx").
+_SOURCE_NAME = re.compile(r"^-*\w[\w.+=-]*$")  # option-shaped too: refused with its reason
 _EXPLICIT_COMMANDS = frozenset({Command.STATUS})
 _DRAFT_COMMANDS = frozenset({Command.HISTORY, Command.ROLL_BACK, Command.REDO, Command.DIFF})
+#: The words of the patterns above, for one-typo corrections (``typos``).
+VOCABULARY = Vocabulary("""
+    index reindex re-index scan refresh update rebuild redo code codebase repo repository
+    project source sources the my this our index show code working memory status what is of
+    list display me draft history drafts did we try tried have so far roll back rollback
+    revert go to last good one draft start beginning original version undo restore rolled i
+    diff changes give for in made by has changed since compare and with vs against add an a
+    associative remove delete drop pull refetch all please now
+""".split())
 
 
 def detect_command(text: str) -> Found | None:
-    """The plugin command the whole message asks for, or ``None`` (see the module docstring
-    for ``Found.explicit``)."""
-    said = read_utterance(text or "")
-    if said.escape:
+    """The plugin command the message asks for with confidence, or ``None`` (see the module
+    docstring; ``Found.explicit``: whether it names the plugin's things)."""
+    said = read_command(text)
+    if said is None or not said.confident or draft_conflict(said):
+        return None
+    return said.value
+
+
+@lru_cache(maxsize=256)
+def read_command(text: str) -> Said[Found] | None:
+    """The command one part of ``text`` says, confident or not (``clause_reading``); None
+    for ``/code`` and ``/ask`` messages."""
+    if read_utterance(text or "").escape:
+        return None
+    return read_in_parts(text or "", _read_one, VOCABULARY)
+
+
+#: A word every command pattern holds one of (a part without any is not read).
+_KEY = re.compile(r"\b(?:index|reindex|scan|refresh|update|rebuild|redo|show|status|list|"
+                  r"display|what|roll|rollback|revert|go|undo|restore|diff|compare|give|add|"
+                  r"remove|delete|drop|pull|re-?fetch)\b", re.I)
+
+
+def read_phrase(text: str) -> Found | None:
+    """The command ``text`` is as a whole (one part of a message, wrappers around it), no
+    typo forgiven."""
+    return _read_one(text)
+
+
+def _read_one(text: str) -> Found | None:
+    """The command ``text`` (one part of a message) is, as a whole."""
+    if not _KEY.search(text):
+        return None
+    said = read_utterance(said_numbers(text))
+    if said.escape or said.social:
         return None
     for message in spans(said, marked=True):
-        found = _source_command(message)
-        if found is not None:
+        found = _source_command(message) if said.marked.endswith(message) else None
+        if found is not None:  # a source's argument decides its own end (never "pip")
             return found
+    if any(_SOURCE_SHAPE.match(m) for m in spans(said, marked=True)):
+        return None  # "update source httpx, right" is no "update source" (the index)
     if not said.core or len(said.core) > 80:
         return None
     for message in spans(said):  # the core phrase, then without unknown chatter around it
@@ -122,6 +185,37 @@ def detect_command(text: str) -> Found | None:
             if match:
                 return Found(command, _argument(match), names_plugin_things(command, message))
     return None
+
+
+#: A draft named by its number: "draft 3", "draft #3", "version 3", "the 3rd draft", "the
+#: third draft" (not a bare "#12": an issue, a ticket).
+_REF = re.compile(r"\b(?:drafts?|version|revision)\s*(?:#|no\.?|number)?\s*(\d+)\b|"
+                  r"\b(\d+)(?:st|nd|rd|th)?\s+(?:draft|version)\b|"
+                  r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
+                  r"tenth)\s+(?:draft|version)\b", re.I)
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+             "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10"}
+
+
+def draft_numbers(text: str) -> list[str]:
+    """The draft numbers ``text`` names, in order (see ``_REF``; numbers said as words too)."""
+    out = []
+    for match in _REF.finditer(said_numbers(text)):
+        digits = match.group(1) or match.group(2)
+        number = digits or _ORDINALS.get((match.group(3) or "").lower(), "")
+        if number:
+            out.append(number)
+    return out
+
+
+def draft_conflict(said: Said[Found]) -> frozenset[str]:
+    """Draft numbers the message's other parts name that a roll-back or a diff does not
+    ("draft 3 was better, roll back please", "the 5th draft was the best, roll back": the
+    roll-back names none)."""
+    if said.value.command not in (Command.ROLL_BACK, Command.DIFF):
+        return frozenset()
+    named = {n for other in (said.said, *said.others) for n in draft_numbers(other)}
+    return frozenset(named - set(re.findall(r"\d+", said.value.argument)))
 
 
 def _argument(match: re.Match[str]) -> str:
@@ -147,17 +241,45 @@ def names_plugin_things(command: Command, message: str) -> bool:
 
 
 def _source_command(text: str) -> Found | None:
-    for command, pattern in ((Command.ADD_SOURCE, _ADD), (Command.REMOVE_SOURCE, _REMOVE),
-                             (Command.UPDATE_SOURCE, _UPDATE)):
-        match = pattern.match(text)
-        if match:
-            raw = match.group("arg").strip()
-            spec, _, rest = raw.partition(" ")
-            if rest and _SOURCE_SPEC.match(spec) and chatter_closing(rest):  # "pip:rich asap"
-                raw = spec
-            explicit = names_plugin_things(command, text) or bool(_SOURCE_SPEC.match(raw))
-            return Found(command, raw.strip("`'\""), explicit)
-    return None
+    """"add source pip:rich", "remove source `my docs`", "update source rich": one source,
+    a spec, a bare name or quoted text; anything after it must be chatter ("asap"), so "add a
+    source field to the Article model" is no command."""
+    match = _SOURCE.match(text)
+    if not match:
+        return None
+    command = _SOURCE_VERBS[match.group("verb").lower()]
+    raw = _source_argument(match.group("arg").strip())
+    if not raw:
+        return None
+    explicit = names_plugin_things(command, text) or bool(_SOURCE_SPEC.match(raw))
+    return Found(command, raw.strip("`'\""), explicit)
+
+
+def _source_argument(raw: str) -> str:
+    """The one source at the start of ``raw`` (quoted text whole, a folder path with spaces
+    while its pieces hold "/"), or "" when more follows it than wrapper words (thanks, please,
+    asap, an emoji: "add source pip colon httpx" is no source "pip") or, after a spec
+    ("pip:rich", a path, a URL), a few words of chatter ("... right away")."""
+    if _REMOTE_HELPER.match(raw):  # "ext::sh -c ...": whole, to be refused with its reason
+        return raw
+    if raw[:1] in "`'\"" and raw.find(raw[0], 1) > 0:
+        end = raw.find(raw[0], 1)
+        spec, rest = raw[:end + 1], raw[end + 1:]
+    else:
+        tokens = raw.split()
+        tokens[0] = tokens[0].rstrip(",;.!?)")
+        taken = 1
+        if _SOURCE_SPEC.match(tokens[0]) and tokens[0][:1] in "/~.":
+            while taken < len(tokens) and "/" in tokens[taken]:
+                taken += 1
+        spec, rest = " ".join(tokens[:taken]), " ".join(tokens[taken:])
+        if not (_SOURCE_SPEC.match(spec) or _SOURCE_NAME.match(spec)) \
+                or spec.lower() in CLAUSE_STARTS:
+            return ""
+    rest = rest.strip(" ,;:.!")
+    if not rest or read_utterance(rest).social:
+        return spec
+    return spec if _SOURCE_SPEC.match(spec) and chatter_closing(rest) else ""
 
 
 def claimed(found: Found | None, *, repository_configured: bool, has_task: bool) -> bool:

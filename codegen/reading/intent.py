@@ -15,8 +15,13 @@ The verdicts: a change asked of strongly named code is a CODE_REQUEST; a message
 code at all is OTHER, whatever its verbs ("fix my broken bike"); what stays uncertain (a change
 asked of weakly named code, strongly named code with no change asked) is AMBIGUOUS, for the
 caller to settle with one LLM yes/no call (``tie_break_prompt``). Questions, walk-throughs and
-comparisons that concern code are CODE_QUESTIONs. Pure functions; the only call out is the
-optional ``KnownCode`` lookup, once per message.
+comparisons that concern code are CODE_QUESTIONs. With a repository configured, a question
+needs more than words every program and every day share ("function", "call", "test",
+"class", "bug", "error", "fix", "file", "type": "what's the function of the liver?"): a name,
+a path or a word of the repository. Code or a log pasted into the message (``pasted``) is
+read as the code it names, and the user's words after it decide: a question about it, or a
+change of it. Pure functions; the only call out is the optional ``KnownCode`` lookup, once
+per message.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from ..prompts import data_block, render
 from .details import RequestDetails, extract_details
 from .frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO, OUR_SYSTEM
 from .known_code import KnownCode, KnownNames, is_file_name
+from .pasted import pasted
 from .repo_terms import message_terms, process_question
 from .signals import (
     CodeSign,
@@ -41,9 +47,9 @@ from .signals import (
     read,
     used_as_names,
 )
-from .text import THINK_RE, find_phrase, words
+from .text import BACKTICK_RE, CALL_RE, THINK_RE, code_shaped, find_phrase, words
 from .utterance import read_utterance
-from .words import INFORMATION_VERBS
+from .words import GENERIC_CODE_WORDS, INFORMATION_VERBS
 
 __all__ = ["Detection", "Intent", "KnownCode", "KnownNames", "RequestDetails", "detect_intent",
            "extract_details", "parse_tie_break", "tie_break_prompt"]
@@ -106,11 +112,69 @@ def detect_intent(text: str, known: KnownCode | None = None) -> Detection:
     sign, why = code_sign(sentence, details, strong, weak)
     change = change_asked(sentence)
     form = question_form(sentence)
-    intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"))
+    intent = _decide(sentence, sign, change, form, names_code=not why.startswith("noun:"),
+                     thanked=_thanked(said.removed))
+    after = _after_paste(text) if sign is CodeSign.STRONG else None
+    if after is not None:
+        intent, form, change = after
+    elif intent is Intent.CODE_QUESTION and known is not None \
+            and _generic_only(sentence, details, why, strong):
+        intent, why = Intent.OTHER, ""  # the repository's own words decide below
     if intent is Intent.OTHER and known is not None:
         intent, why = _in_the_repository(sentence, form, change, known, why)
     evidence = tuple(e for e in (why, change, form) if e)
     return Detection(intent, _with_known(details, strong), evidence, tuple(strong + weak))
+
+
+def _thanked(removed: tuple[str, ...]) -> bool:
+    """The message opened with thanks or praise ("thanks, that answer helped a lot")."""
+    first = words(removed[0])[:1] if removed else []
+    return bool(first) and first[0] in ACKNOWLEDGEMENTS
+
+
+def _after_paste(text: str) -> tuple[Intent, str, str] | None:
+    """With code or a log pasted, the user's words after it: a change asked ("fix this so
+    ...", "can you fix it?") is a request, a question ("why does this happen?", "any idea?")
+    a question about that code; ``(intent, form, change)``, or None (nothing pasted, or the
+    words after it decide nothing)."""
+    found = pasted(text)
+    if found is None or not found.after:
+        return None
+    said = read_utterance(found.after)
+    sentence = read(said.marked + ("?" if said.question else ""), words(said.core),
+                    asked=said.asked)
+    if not sentence.words:
+        return None
+    verb = opening_verb(sentence)
+    change = change_asked(sentence)
+    if (verb and verb not in INFORMATION_VERBS) or (sentence.asked and change):
+        return Intent.CODE_REQUEST, "", change or f"verb:{verb}"
+    form = question_form(sentence)
+    if form or said.question or find_phrase(sentence.padded, _PUZZLED):
+        return Intent.CODE_QUESTION, form or "question", ""
+    return None
+
+
+#: Prose after a paste that asks what it means without a question mark.
+_PUZZLED = ("any idea", "any ideas", "thoughts", "what is going on", "what's going on", "help",
+            "no idea why", "idee", "hilfe", "alguna idea", "une idee", "alguma ideia")
+
+
+def _generic_only(sentence: Sentence, details: RequestDetails, why: str,
+                  strong: list[str]) -> bool:
+    """Whether a question's only signs of code are words every program and every day share
+    (``GENERIC_CODE_WORDS``, programming jargon, the stems of program workings) or a plain
+    word a generic noun put in a name's place ("a blood test *for iron*"); a name the index
+    knows, a path, a backticked, called or code-shaped name is never generic."""
+    if strong or details.target_path or BACKTICK_RE.search(sentence.text) \
+            or CALL_RE.search(sentence.text):
+        return False
+    if why.startswith("noun:"):
+        return why.removeprefix("noun:") in GENERIC_CODE_WORDS
+    if why == "named":
+        return not any(code_shaped(part) or part[1:] != part[1:].lower()
+                       for part in details.symbol.split(".")) and "_" not in details.symbol
+    return why.startswith(("jargon:", "camel-case", "stem:")) or not why
 
 
 def _in_the_repository(sentence: Sentence, form: str, change: str, known: KnownCode,
@@ -139,9 +203,25 @@ def _in_the_repository(sentence: Sentence, form: str, change: str, known: KnownC
 
 def _in_its_words(sentence: Sentence, known: KnownCode, at_least: int = 1) -> bool:
     """Whether ``at_least`` of the message's words are words of the repository's names (a
-    change needs two: "I'll retry the recipe" is not about ``retry``)."""
+    change needs two: "I'll retry the recipe" is not about ``retry``; so does a question about
+    the speaker's own things or a recommendation: "when will *my* parcel arrive?", "a *good*
+    label maker?")."""
     stems = message_terms(sentence.words)
-    return len(known.terms(stems)) >= at_least if stems else False
+    if not stems:
+        return False
+    personal = any(w in _PERSONAL for w in sentence.words)
+    return len(known.terms(stems)) >= (max(at_least, 2) if personal else at_least)
+
+
+#: The speaker's own things and asks for advice: everyday, unless two of the repository's
+#: words say otherwise.
+_PERSONAL = frozenset({
+    "i", "my", "me", "mine", "i'm", "i'd", "i've", "i'll", "good", "best", "recommend", "io",
+    "mio", "mia", "miei", "mie", "mi", "ich", "mein", "meine", "meinen", "meinem", "mir", "mich",
+    "yo", "mis", "je", "moi", "mon", "ma", "mes", "eu", "meu", "minha", "meus", "minhas", "ik",
+    "mijn", "mij", "buono", "buona", "migliore", "gut", "beste", "bueno", "buena", "mejor", "bon",
+    "bonne", "meilleur", "bom", "boa", "melhor", "goed",
+})
 
 
 def _confirmed(text: str, known: KnownCode | None) -> set[str]:
@@ -152,7 +232,7 @@ def _confirmed(text: str, known: KnownCode | None) -> set[str]:
 
 
 def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
-            names_code: bool) -> Intent:
+            names_code: bool, thanked: bool = False) -> Intent:
     """Confident only where the rules settle it: a change of strongly named code, or an ask
     for an action on a name of code ("could you fix parse_date?", not "could you send me the
     file?"), is a request; a message with no sign of code, or thanks ("thanks, parse_date works
@@ -162,7 +242,8 @@ def _decide(sentence: Sentence, sign: CodeSign, change: str, form: str, *,
         return Intent.CODE_QUESTION if about_code else Intent.OTHER
     if sign is CodeSign.STRONG and (change or (sentence.asked and names_code)):
         return Intent.CODE_REQUEST
-    if sign is CodeSign.NONE or sentence.words[0] in ACKNOWLEDGEMENTS:
+    if sign is CodeSign.NONE or sentence.words[0] in ACKNOWLEDGEMENTS or (thanked
+                                                                          and not change):
         return Intent.OTHER
     return Intent.AMBIGUOUS
 

@@ -62,7 +62,8 @@ class KnownNames:
 
     def known(self, names: Sequence[str]) -> set[str]:
         self.calls += 1
-        return {n for n in names if n in self.entities or self._file(n)}
+        return {n for n in names if n in self.entities
+                or (("/" in n or is_file_name(n)) and self._file(n))}
 
     def terms(self, stems: set[str]) -> set[str]:
         return stems & self._terms

@@ -7,6 +7,11 @@ you?", "what's the capital of France?"), thanks, or "apply" (there is no draft y
 answered as such and the proposal keeps waiting. Anything else is feedback to fold into the
 next proposal. Deliberately conservative: "yes, but make it async" is feedback, not a
 confirmation, so nothing starts on a half-agreement.
+
+The reply word is read in the part of the message that says it (``clause_reading``: "@cat go
+(this is the one)", "> your proposal ...\ngo", "go\n-- Anna" are "go"), with one typo forgiven
+("cancle", "contineu"); every other part must ask nothing and name no code ("no, call it
+make_slug" is feedback).
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from .clause_reading import read_in_parts
 from .intent import Detection, Intent
-from .utterance import read_utterance
+from .text import BACKTICK_RE, CALL_RE, PATH_RE, code_shaped
+from .typos import Vocabulary
+from .utterance import Utterance, read_utterance
 
 CONFIRM_WORDS = frozenset({
     "go", "yes", "y", "ok", "okay", "confirm", "confirmed", "start", "proceed", "do it",
@@ -23,7 +31,7 @@ CONFIRM_WORDS = frozenset({
 })
 CANCEL_WORDS = frozenset({
     "cancel", "stop", "abort", "no", "n", "nevermind", "never mind", "forget it", "drop it",
-    "quit", "exit",
+    "quit", "exit", "cancel it", "cancel that", "stop it", "stop that", "forget that",
 })
 
 #: "Go on with the task from its last good draft" (after a stop, a give-up or a restart).
@@ -42,16 +50,87 @@ class ReplyIntent(str, Enum):
     FEEDBACK = "feedback"
 
 
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s']", " ", text.lower()).split())
+
+
 def _plain_words(text: str) -> str:
-    """The reply's core phrase (``utterance``: "yes please 🙏" is "yes"), in plain words; a
-    reply that is only wrapper ("ok, thanks!") keeps its words."""
-    said = read_utterance(text or "")
-    words = " ".join(re.sub(r"[^\w\s']", " ", said.core.lower()).split())
+    """The reply words of the message's one part that says them, when every other part asks
+    nothing and names no code; else the whole core phrase in plain words (``utterance``:
+    "yes please 🙏" is "yes"), for the feedback."""
+    said = read_in_parts(text or "", _reply_part, VOCABULARY)
+    if said is not None and said.confident and not any(_names_code(o) for o in said.others):
+        return said.value
+    return _core_words(read_utterance(text or ""), whole=True)
+
+
+def _reply_part(text: str) -> str | None:
+    """The reply's kind, as its first word list's representative ("go ahead" -> "yes"); a
+    run of reply phrases of one kind is that kind ("yes go ahead", "ok sure")."""
+    if len(text) > _LONGEST_REPLY:
+        return None
+    words = _core_words(read_utterance(text), whole=False)
+    kinds = {_kind_of(phrase) for phrase in _phrases(words)} if words else {None}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _kind_of(phrase: str) -> str | None:
+    for kind in (CONFIRM_WORDS, CANCEL_WORDS, RESUME_WORDS, APPLY_WORDS):
+        if phrase in kind:
+            return _KIND_WORDS[id(kind)]
+    return None
+
+
+def _phrases(words: str) -> list[str]:
+    """``words`` cut into reply phrases, the longest first at each place ("yes go ahead" ->
+    "yes", "go ahead"); a word that starts none is a phrase of its own (no reply)."""
+    tokens, out, i = words.split(), [], 0
+    while i < len(tokens):
+        size = next((n for n in range(min(4, len(tokens) - i), 0, -1)
+                     if " ".join(tokens[i:i + n]) in REPLY_WORDS), 1)
+        out.append(" ".join(tokens[i:i + size]))
+        i += size
+    return out
+
+
+def _core_words(said: Utterance, *, whole: bool) -> str:
+    """A reply's core phrase in plain words; a reply that is only wrapper ("ok, thanks!")
+    keeps its words; an asked "apply?" is no apply word."""
+    words = _plain(said.core)
     if said.social and words not in CONFIRM_WORDS | CANCEL_WORDS:
-        first = " ".join(re.sub(r"[^\w\s']", " ", said.removed[0].lower()).split()) \
-            if said.removed else ""
-        return first if first in CONFIRM_WORDS else words
+        removed = [_plain(piece) for piece in said.removed]
+        words = next((r for r in removed if r in CONFIRM_WORDS), words)  # "please ok"
+    elif not whole:
+        words = _without_interjections(words)
+    if said.question and words in APPLY_WORDS:
+        return "" if not whole else "apply?"
     return words
+
+
+#: Interjections and closings around a reply word that change nothing ("omg go", "go
+#: already!"); never a negation, a contrast or a word of code.
+_INTERJECTIONS = frozenset({"omg", "wow", "ugh", "argh", "meh", "phew", "whew", "yay", "welp",
+                            "ahh", "aah", "ooh", "lol", "haha", "hehe", "damn", "dude",
+                            "seriously", "finally"})
+_CLOSINGS = frozenset({"already", "finally", "asap", "now", "then", "pls", "plz", "please",
+                       "seriously", "lol", "haha"})
+
+
+def _without_interjections(words: str) -> str:
+    tokens = words.split()
+    while len(tokens) > 1 and tokens[0] in _INTERJECTIONS:
+        tokens = tokens[1:]
+    while len(tokens) > 1 and tokens[-1] in _CLOSINGS:
+        tokens = tokens[:-1]
+    return " ".join(tokens)
+
+
+def _names_code(text: str) -> bool:
+    """A part that names code (a path, a backticked or called name, a ``snake_case`` or
+    ``dotted.name``): a correction, whatever its form ("no, call it make_slug")."""
+    if PATH_RE.search(text) or BACKTICK_RE.search(text) or CALL_RE.search(text):
+        return True
+    return any(code_shaped(t.strip(".,;:!?()'\"")) for t in text.split())
 
 
 def is_resume(text: str) -> bool:
@@ -63,7 +142,7 @@ def is_apply(text: str) -> bool:
     """Whether the message's core phrase is one of the apply words: "apply", "apply it",
     "apply the draft", also wrapped ("ok, apply it please 🙏"), never inside a longer request
     ("apply the changes to parse_date" is not one) and never asked ("apply?" writes nothing)."""
-    return not read_utterance(text or "").question and _plain_words(text) in APPLY_WORDS
+    return _plain_words(text) in APPLY_WORDS
 
 
 def classify_reply(text: str) -> ReplyIntent:
@@ -78,6 +157,14 @@ def classify_reply(text: str) -> ReplyIntent:
 
 #: The words that write a draft into the repository (``app/drafting/history.py`` answers them).
 APPLY_WORDS = frozenset({"apply", "apply it", "apply the draft", "apply draft"})
+REPLY_WORDS = CONFIRM_WORDS | CANCEL_WORDS | RESUME_WORDS | APPLY_WORDS
+#: A part longer than this is never one reply (wrappers included: "hey cat, go ahead please").
+_LONGEST_REPLY = 80
+_KIND_WORDS = {id(CONFIRM_WORDS): "yes", id(CANCEL_WORDS): "cancel", id(RESUME_WORDS): "continue",
+               id(APPLY_WORDS): "apply"}
+#: The words of the replies, for one-typo corrections (``typos``).
+VOCABULARY = Vocabulary(" ".join(REPLY_WORDS).replace("'", " ").split(),
+                        same={w: _kind_of(w) or w for w in REPLY_WORDS if " " not in w})
 
 
 class Aside(str, Enum):

@@ -90,7 +90,9 @@ _DO_SUBJECTS = frozenset({"it", "we", "this", "that"})
 _IRREGULAR_PARTICIPLES = frozenset(
     "sent made built done kept read written set found taken held chosen given shown run put "
     "drawn split spent paid sold told left brought bought caught thought hidden begun broken "
-    "driven known seen thrown fatto scritto messo preso letto detto scelto".split())
+    "driven known seen thrown fatto scritto messo preso letto detto scelto feito feita feitos "
+    "feitas dito escrito posto visto aberto hecho escrito puesto visto abierto fait faite "
+    "ecrit mis pris".split())
 
 
 def stem(word: str) -> str:

@@ -49,6 +49,7 @@ from .words import (
     CODE_NOUN_PHRASES,
     CODE_NOUNS,
     DETERMINERS,
+    GENERIC_CODE_WORDS,
     IMPERATIVE_VERBS,
     INFORMATION_VERBS,
     LINK_WORDS,
@@ -178,8 +179,10 @@ def code_sign(sentence: Sentence, details: RequestDetails, strong: Sequence[str]
     tokens = text.split()
     if any(code_shaped(t.strip(".,;:!?()'\"")) for t in tokens):
         return CodeSign.STRONG, "code-shaped"
-    noun = next((w for w in sentence.words if w in CODE_NOUNS
-                 or fuzzy(w, CODE_NOUNS, least=6)), "") \
+    noun = next((w for i, w in enumerate(sentence.words)
+                 if (w in CODE_NOUNS or fuzzy(w, CODE_NOUNS, least=6))
+                 and not (w in GENERIC_CODE_WORDS and i > 0
+                          and sentence.words[i - 1] in _VERB_BEFORE)), "") \
         or find_phrase(sentence.padded, CODE_NOUN_PHRASES)
     if noun:
         return CodeSign.STRONG, f"noun:{noun}"
@@ -272,7 +275,8 @@ def question_form(sentence: Sentence) -> str:
     """"question" (a question word or a question mark without a request verb), "walk" or
     "compare" (a walk-through or comparison, whatever the form), or ""."""
     words, head = sentence.words, " ".join(sentence.words[:3])
-    if any(head.startswith(frame) for frame in REQUEST_FRAMES):
+    if any(head.startswith(frame) for frame in REQUEST_FRAMES) or _cleft(sentence) \
+            or _subordinate(sentence):
         return ""
     if _question_start(words) or _topic_first(sentence):
         return "question"
@@ -287,6 +291,32 @@ def question_form(sentence: Sentence) -> str:
         if find_phrase(sentence.padded, phrases):
             return kind
     return ""
+
+
+#: "what I want is ...", "what we need is ...": a wish said in a cleft, not a question.
+_CLEFTS = ("what i want", "what i need", "what i'd like", "what id like", "what i would like",
+           "what we need", "what we want", "what i'd love", "what you should do",
+           "what i wanted", "what i meant")
+
+
+#: "when"/"if" before a subject: a clause of time or condition, not a question ("when a
+#: webhook arrives twice we create two shipments - make it idempotent").
+_SUBORDINATORS = frozenset({"when", "if", "whenever", "quando", "wenn", "cuando", "quand"})
+_AUXILIARIES = frozenset({"is", "are", "was", "were", "do", "does", "did", "will", "would",
+                          "can", "could", "should", "has", "have", "had", "must", "may",
+                          "might", "shall", "e", "viene", "vengono", "wird", "werden", "ist",
+                          "es", "se", "est", "sont"})
+
+
+def _subordinate(sentence: Sentence) -> bool:
+    words = sentence.words[sentence.opening:]
+    return len(words) > 2 and words[0] in _SUBORDINATORS and words[1] not in _AUXILIARIES \
+        and not sentence.text.rstrip().endswith("?")
+
+
+def _cleft(sentence: Sentence) -> bool:
+    head = " ".join(sentence.words[sentence.opening:sentence.opening + 5])
+    return not sentence.text.rstrip().endswith("?") and head.startswith(_CLEFTS)
 
 
 def _topic_first(sentence: Sentence) -> bool:

@@ -5,7 +5,8 @@ are ordinary words too, so a word is a candidate only where the sentence puts th
 change: the object of a verb that changes something ("fix *load*", "make *fetch* retry"), after
 "to", "in" or "of" at the end of its phrase ("add a timeout parameter to *fetch* and ...",
 "the signature of *run*"), or beside a code noun ("the *save* function", "the method *send*").
-A new name ("add a function *called* fetch"), a member ("a *timeout* parameter"), an
+A new name ("add a function *called* fetch"), a member ("a *timeout* parameter", "un
+parametro *dry_run* a export": the function the index knows wins over the new name), an
 infinitive of purpose ("a function to *parse* dates") or a word in a relative clause ("a
 function that *parses* dates") is never one. The glue links a candidate only when the index
 knows it in the named file or in exactly one file. Pure functions; no I/O.
@@ -129,9 +130,11 @@ def _beside_code_noun(folded: list[str], i: int) -> bool:
 
 def _after_preposition(folded: list[str], i: int) -> bool:
     """"add a timeout to fetch and ...", "retries in send", "the signature of run" (not "a
-    function to parse dates", "I want to load ...")."""
+    function to parse dates", "I want to load ..."); in Italian, Spanish and Portuguese "a"
+    after a member and its new name ("aggiungi un parametro dry_run *a* export")."""
     before = _at(folded, i - 1)
-    if before not in TARGET_PREPOSITIONS or not _ends_phrase(folded, i):
+    member_to = before == "a" and _at(folded, i - 3) in MEMBER_NOUNS
+    if (before not in TARGET_PREPOSITIONS and not member_to) or not _ends_phrase(folded, i):
         return False
     if before == "to":
         ahead = _at(folded, i - 2)

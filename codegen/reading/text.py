@@ -77,15 +77,37 @@ def fuzzy(word: str, vocabulary: frozenset[str] | dict[str, str], *,
 
     ``shortened`` also forgives a dropped letter of a five-letter word ("writ", for verbs).
     ``least``: the shortest vocabulary word a typo may stand for (short words are too close
-    to ordinary ones: "testo" is Italian for text, not a typo of "tests").
+    to ordinary ones: "testo" is Italian for text, not a typo of "tests"). Of several, the
+    first in alphabetical order ("changed": "change", not "changer"). The candidates come
+    from an index of each vocabulary's one-letter deletions, built once, so a word costs a
+    few lookups, not a pass over the list.
     """
     if len(word) < (4 if shortened else least) or word in vocabulary:
         return ""
+    deletions = _deletion_index(vocabulary)
+    found = set(deletions.get(word, ()))
+    for variant in {word[:i] + word[i + 1:] for i in range(len(word))}:
+        found |= deletions.get(variant, set())
+    fitting = [c for c in found if len(c) >= least and abs(len(c) - len(word)) <= 1
+               and (len(word) >= 5 or len(c) == 5) and one_edit(word, c)]
+    return min(fitting) if fitting else ""
+
+
+_INDEXES: dict[int, tuple[object, dict[str, set[str]]]] = {}
+
+
+def _deletion_index(vocabulary: frozenset[str] | dict[str, str]) -> dict[str, set[str]]:
+    """Each word and its one-letter deletions -> the words (built once per vocabulary)."""
+    cached = _INDEXES.get(id(vocabulary))
+    if cached is not None and cached[0] is vocabulary:
+        return cached[1]
+    deletions: dict[str, set[str]] = {}
     for candidate in vocabulary:
-        close = len(candidate) >= least and abs(len(candidate) - len(word)) <= 1
-        if close and (len(word) >= 5 or len(candidate) == 5) and one_edit(word, candidate):
-            return candidate
-    return ""
+        for key in {candidate, *(candidate[:i] + candidate[i + 1:]
+                                 for i in range(len(candidate)))}:
+            deletions.setdefault(key, set()).add(candidate)
+    _INDEXES[id(vocabulary)] = (vocabulary, deletions)
+    return deletions
 
 
 def one_edit(a: str, b: str) -> bool:

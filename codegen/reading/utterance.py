@@ -114,39 +114,57 @@ def _narrowed(text: str) -> _Reader:
 
 def spans(said: Utterance, *, marked: bool = False) -> list[str]:
     """The core phrase, then the same without chatter the wrapper lists do not know, for the
-    readers of whole phrases (commands, renames, moves): an opening that ends in "to" or a
-    comma ("would you be able to ...", "could I ask you to ...") and a closing of a few plain
+    readers of whole phrases (commands, renames, moves): an opening that ends in "to", a
+    comma or "you could" ("would you be able to ...", "could I ask you to ...", "any chance
+    you could ...") and a closing of a few plain
     words ("... asap", "... if you don't mind", "... überall im Code"). Chatter names no code
     (no ``_ . / ` (`` or digit), an opening asks no question and negates nothing ("how to
     index my repository?", "don't rename ..."), a closing starts no clause of its own ("...
     and make it async", "... but keep an alias") and holds no gerund ("... keeping both")."""
-    tokens = (said.marked if marked else said.core).split()
+    return list(_spans(said.marked if marked else said.core))
+
+
+@lru_cache(maxsize=1024)
+def _spans(text: str) -> tuple[str, ...]:
+    tokens = text.split()
     out = [" ".join(tokens)]
-    starts = [0] + [i for i in range(1, min(len(tokens), _MAX_OPENING + 1))
-                    if _chatter_opening(tokens[:i])]
+    plain = [fold_text(t).strip(",;:!?.") for t in tokens]  # each token folded once
+    starts = [0] + [i for i in range(1, min(len(tokens), _MAX_ASKING_OPENING + 1))
+                    if _chatter_opening(tokens[:i], plain[:i])]
     ends = [len(tokens)] + [j for j in range(len(tokens) - 1, len(tokens) - _MAX_CLOSING - 1, -1)
-                            if j > 0 and _chatter_closing(tokens[j:])]
+                            if j > 0 and _chatter_closing(tokens[j:], plain[j:])]
     for i in starts:
         for j in ends:
             if j > i and (i, j) != (0, len(tokens)):
-                out.append(" ".join(tokens[i:j]))
-    return out
+                out.append(" ".join(tokens[i:j]).rstrip(",;:"))
+    return tuple(out)
 
 
-_MAX_OPENING, _MAX_CLOSING = 6, 5
+_MAX_OPENING, _MAX_ASKING_OPENING, _MAX_CLOSING = 6, 9, 5
 _CODE_CHARS = frozenset("_./`()0123456789")
 
 
-def _plain(tokens: list[str]) -> list[str]:
-    words = [fold_text(t).strip(",;:!?.") for t in tokens]
+def _plain(tokens: list[str], folded: list[str] | None = None) -> list[str]:
+    words = folded if folded is not None else [fold_text(t).strip(",;:!?.") for t in tokens]
     return [] if any(c in _CODE_CHARS for w in words for c in w) else words
 
 
-def _chatter_opening(tokens: list[str]) -> bool:
-    words = _plain(tokens)
-    if not words or words[0] in QUESTION_WORDS or any(w in NEGATIONS for w in words):
+def _chatter_opening(tokens: list[str], folded: list[str] | None = None) -> bool:
+    words = _plain(tokens, folded)
+    if not words or any(w in NEGATIONS for w in words):
+        return False
+    if len(words) > 1 and words[-2] in ("you", "u") and words[-1] in _ASKING_MODALS:
+        return words[0] not in _ASKING_QUESTIONS  # "... if you could", not "how could you"
+    if words[0] in QUESTION_WORDS or len(words) > _MAX_OPENING:
         return False
     return tokens[-1].endswith(",") or words[-1] in ("to", "a", "zu", "de", "que", "om")
+
+
+#: "... if you could", "any chance you can": an opening that asks for the action after it,
+#: unless a question word opens it.
+_ASKING_MODALS = frozenset({"could", "can", "would", "will", "might"})
+_ASKING_QUESTIONS = frozenset({"how", "what", "why", "where", "when", "which", "who", "do",
+                               "does", "did"})
 
 
 def chatter_closing(text: str) -> bool:
@@ -155,8 +173,8 @@ def chatter_closing(text: str) -> bool:
     return 0 < len(tokens) <= _MAX_CLOSING and _chatter_closing(tokens)
 
 
-def _chatter_closing(tokens: list[str]) -> bool:
-    words = _plain(tokens)
+def _chatter_closing(tokens: list[str], folded: list[str] | None = None) -> bool:
+    words = _plain(tokens, folded)
     return bool(words) and words[0] not in CLAUSE_STARTS \
         and not any(w.endswith("ing") for w in words)
 

@@ -36,7 +36,9 @@ FILLERS = frozenset({
     "please", "pls", "plz", "plx", "kindly", "just", "ok so", "okay so", "ok", "okay", "so",
     "alright", "all right", "right so", "now", "also", "btw", "by the way", "quick question",
     "quick one", "one more thing", "go ahead and", "do me a favour and",
-    "do me a favor and", "if you can", "if possible", "hmm", "um", "uh", "well",
+    "do me a favor and", "if you can", "if possible", "hmm", "um", "uh", "well", "uhm", "umm",
+    "erm", "ehm", "er", "yeah", "yep", "yup", "oh", "ah", "so yeah", "vale", "oke", "let's",
+    "lets", "let us", "and", "and also", "and then", "then",
     "per favore", "per piacere", "dai", "allora", "senti", "bitte", "also bitte", "ok also",
     "por favor", "bueno", "pues", "s'il te plait", "s'il vous plait", "stp", "svp", "alors",
     "bon", "entao", "alsjeblieft", "alstublieft", "graag", "dus", "prosze",
@@ -75,7 +77,8 @@ THANKS = frozenset({
     "bedankt", "dank je", "dank je wel", "dankjewel", "dank u", "dank u wel", "alsjeblieft",
     "alstublieft", "graag", "dzieki", "dziekuje", "prosze", "tack", "tack sa mycket", "kiitos",
     "lol", "haha", "hehe", "sorry", "scusa", "scusami", "entschuldigung", "perdon", "pardon",
-    "desculpa", "excuse me",
+    "desculpa", "excuse me", "yeah", "yep", "um yeah", "okay", "asap", "now", "right now",
+    "perfavore", "for now", "then", "please and thank you", "and thank you", "and thanks",
 })
 
 #: Explicit escapes: ``/code ...`` always starts a code request, ``/ask ...`` always asks

@@ -230,4 +230,26 @@ OWNER_MARKERS = frozenset({"to", "into", "alla", "al", "der", "zur", "a", "in", 
 MEMBER_NOUNS = frozenset({
     "field", "fields", "flag", "argument", "arguments", "parameter", "parameters", "attribute",
     "attributes", "column", "option", "variable", "campo", "feld", "champ", "setting",
+    "parametro", "parametri", "parametros", "parametre", "parametres", "argomento",
+    "argomenti", "argumento", "argumentos", "opzione", "opcion", "opcao", "optie", "atributo",
+    "attributo", "attribut", "variabile", "veld", "colonna", "columna", "coluna", "kolom",
+    "campi", "campos", "champs", "felder", "velden",
+})
+
+#: Words that are code nouns and everyday words at once ("the function of the liver", "who
+#: should I call", "a blood test", "which class", "what type of wine", "a bug in the game",
+#: "how do I fix ..."), in the detector's languages: with a repository configured, they never
+#: make a question one about the code by themselves (a name or a word of the repository does).
+GENERIC_CODE_WORDS = frozenset({
+    "function", "functions", "call", "calls", "called", "calling", "test", "tests", "class",
+    "classes", "method", "methods", "bug", "bugs", "error", "errors", "fix", "fixes", "file",
+    "files", "type", "types", "kind",
+    "funzione", "funzioni", "chiamata", "chiamare", "classe", "classi", "metodo", "metodi",
+    "errore", "errori", "tipo", "tipi", "correggere", "funktion", "funktionen", "aufruf",
+    "anrufen", "klasse", "klassen", "methode", "methoden", "fehler", "datei", "dateien", "typ",
+    "funcion", "funciones", "llamada", "llamar", "clase", "clases", "prueba", "pruebas",
+    "archivo", "archivos", "fichero", "arreglar", "fonction", "fonctions", "appel", "appeler",
+    "erreur", "erreurs", "fichier", "fichiers", "funcao", "funcoes", "chamada", "chamar",
+    "teste", "testes", "erro", "erros", "arquivo", "arquivos", "functie", "functies",
+    "aanroep", "bellen", "testen", "fout", "fouten", "bestand", "bestanden", "methodes",
 })

@@ -5,17 +5,24 @@ a path), so reading it costs nothing and a message that says more ("rename fmt_t
 return an aware datetime") is not one: it goes to the ordinary proposal, where a model reads it.
 The file that defines the symbol may be named ("in utils/time.py") or left to the index.
 
-The pattern reads the message's core phrase (``utterance``: greetings, the Cat's name, fillers,
-thanks and emoji aside), in the detector's seven languages ("rinomina X in Y", "benenne X in Y
-um", "déplace X vers P"). A scope word ("everywhere", "across the code base", "in every file",
-"ovunque", "im ganzen Projekt") belongs to the rename or move: a rename is everywhere anyway.
+The pattern reads the core phrase of one part of the message (``clause_reading``: a sentence,
+an aside, quoted text; ``utterance``: greetings, the Cat's name, fillers, thanks and emoji
+aside), in the detector's seven languages ("rinomina X in Y", "benenne X in Y um", "déplace X
+vers P"), with one typo per word of its own forgiven ("renmae", "mvoe"); another part that asks
+for a change makes the message a code request, another question an unsure reading
+(``codegen.suggest`` offers it as a question). A scope word ("everywhere", "across the code
+base", "in every file", "ovunque", "im ganzen Projekt") belongs to the rename or move: a
+rename is everywhere anyway.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+from ..reading.clause_reading import Said, read_in_parts
+from ..reading.typos import Vocabulary
 from ..reading.utterance import read_utterance, spans
 
 _NAME = r"`?(?P<{0}>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)`?(?:\(\))?"
@@ -96,13 +103,54 @@ class MoveRequest:
     path: str = ""
 
 
+#: The words of the patterns above, for one-typo corrections (``reading.typos``).
+VOCABULARY = Vocabulary("""
+    rename to as into rinomina in come a benenne zu nach um renombra cambia el nombre de por
+    en renomme comme renomeie renomeia para como hernoem naar tot move sposta nel verschiebe
+    mueve al deplace vers dans mova em verplaats function method class def funzione metodo
+    classe funktion methode klasse funcion clase fonction methode funcao metodo functie the la
+    il le die der das from da aus uit module file everywhere across throughout over whole
+    entire code codebase project repo repository program app application all every each files
+    modules places usages uses wide globally wherever it is used ovunque dappertutto tutto
+    progetto codice tutti uberall ganzen projekt allen dateien modulen todas partes todo
+    proyecto todos los archivos partout tout projet tous les fichiers lugar projeto os arquivos
+    overal het hele alle bestanden this our my
+""".split())
+
+
 def read_structural(message: str) -> RenameRequest | MoveRequest | None:
-    """The rename or move the message's core phrase asks for, or None."""
-    said = read_utterance(message or "")
+    """The rename or move the message asks for with confidence, or None."""
+    said = structural_reading(message)
+    return said.value if said is not None and said.confident else None
+
+
+@lru_cache(maxsize=256)
+def structural_reading(message: str) -> Said[RenameRequest | MoveRequest] | None:
+    """The rename or move one part of the message says, confident or not; None for ``/ask``
+    messages."""
+    if read_utterance(message or "").escape == "ask":
+        return None
+    return read_in_parts(message or "", _read_part, VOCABULARY)
+
+
+#: The verbs of the patterns (a part without one is not read).
+_VERB = re.compile(r"\b(?:rename|rinomina|benenne|renombra|cambia|renomme|renomei[ae]|hernoem|"
+                   r"move|sposta|verschiebe|mueve|d[ée]place|mova|verplaats)\b", re.I)
+
+
+def read_structural_phrase(text: str) -> RenameRequest | MoveRequest | None:
+    """The rename or move ``text`` is as a whole (one part of a message), no typo forgiven."""
+    return _read_part(text)
+
+
+def _read_part(text: str) -> RenameRequest | MoveRequest | None:
+    if not _VERB.search(text):
+        return None
+    said = read_utterance(text)
     if not said.marked or len(said.marked) > 200 or said.escape == "ask":
         return None
-    for text in spans(said, marked=True):  # then without unknown chatter around it
-        found = _read(text)
+    for candidate in spans(said, marked=True):  # then without unknown chatter around it
+        found = _read(candidate)
         if found is not None:
             return found
     return None

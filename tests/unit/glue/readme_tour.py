@@ -25,6 +25,12 @@ NOT_TYPED = frozenset({
     # a clone from the network: test_url_sources_glue.py types a URL it serves itself
     "add source https://github.com/psf/requests",
 })
+#: Messages the README says are asked about ("Did you mean: roll back to draft 3?"), and the
+#: answer that runs the command (typed in the tour; the core's offer is checked too,
+#: ``test_readme_phrases.test_the_readme_near_misses_are_asked_about``).
+ASKED_ABOUT = ("draft 3 was better, roll back please", "can we go back to the third draft?",
+               "roll back to draft 3. why did draft 4 fail?")
+ASKED_ABOUT_ANSWER = "yes"
 #: Commands the README says belong to the Cat when no repository is configured.
 ORDINARY_WITHOUT_A_REPOSITORY = ("update the project", "list sources")
 
@@ -45,6 +51,9 @@ CORRECTION = "it must raise ValueError on empty input"
 HISTORY = ("show the draft history", "roll back to the last good draft", "redo",
            "roll back to the start", "roll back to draft 2")
 WRAPPED_HISTORY = "hey, show the draft history 🙏"
+#: A command with an @mention and an aside, and one with a typo.
+WRAPPED_DIFF = "@cat show the diff of draft 2 (against the start)"
+MISTYPED_HISTORY = "shwo the draft history"
 DIFFS = ("show the diff of draft 2", "what changed since draft 1", "diff draft 1 and 2")
 APPLY = ("apply", "apply it", "apply the draft")
 ASKED_APPLY = "apply?"
@@ -61,9 +70,9 @@ FILE_ANSWERS = (("text_utils.py", "text_utils.py"),
 UNFILED_REQUEST = "write a function strip_accents that removes the accents from a text"
 MOVE_THE_PROPOSAL = "put it in text/words.py"
 TYPED = frozenset((*STATUS, *INDEXING, *QUESTIONS, *REQUESTS, MAIN_REQUEST, CORRECTION,
-                   *HISTORY, WRAPPED_HISTORY, *DIFFS, *APPLY, ASKED_APPLY, *SOURCES,
-                   *(text for text, _ in STRUCTURAL), *(text for text, _ in FILE_ANSWERS),
-                   MOVE_THE_PROPOSAL))
+                   *HISTORY, WRAPPED_HISTORY, WRAPPED_DIFF, MISTYPED_HISTORY, *DIFFS, *APPLY,
+                   ASKED_APPLY, *SOURCES, *(text for text, _ in STRUCTURAL),
+                   *(text for text, _ in FILE_ANSWERS), MOVE_THE_PROPOSAL))
 
 
 def readme_phrases() -> tuple[set[str], set[str]]:
@@ -79,9 +88,10 @@ def readme_phrases() -> tuple[set[str], set[str]]:
 
 def check_coverage() -> None:
     quoted, bold = readme_phrases()
-    unknown = quoted - TYPED - NOT_TYPED
+    asked = {*ASKED_ABOUT, ASKED_ABOUT_ANSWER}
+    unknown = quoted - TYPED - NOT_TYPED - asked
     assert not unknown, f"README phrases without an expectation in readme_tour.py: {unknown}"
-    stale = (TYPED | NOT_TYPED) - quoted
+    stale = (TYPED | NOT_TYPED | asked) - quoted
     assert not stale, f"readme_tour.py types phrases the README no longer has: {stale}"
     assert bold >= set(REPLY_WORDS), bold
 
@@ -160,15 +170,16 @@ def _draft_and_history(chat: Driver, expect: Callable[[str, Callable[[str], bool
     chat.wait_drafts()
     expect("continue", lambda a: a.startswith("Drafting `slugify`"))
     chat.wait_drafts()
-    for text in ("show the draft history", WRAPPED_HISTORY):
+    for text in ("show the draft history", WRAPPED_HISTORY, MISTYPED_HISTORY):
         expect(text, lambda a: "draft 1: slugify rejected" in a
                and "draft 2: slugify passes all checks" in a)
     expect("roll back to the last good draft", lambda a: a.startswith("Back at start: slugify"))
     expect("redo", lambda a: a.startswith("Restored draft 2: slugify"))
     expect("roll back to the start", lambda a: a.startswith("Back at start: slugify"))
     expect("roll back to draft 2", lambda a: a.startswith("Back at draft 2: slugify"))
-    expect("show the diff of draft 2", lambda a: a.startswith("Changes from start: slugify")
-           and "to draft 2: slugify" in a and "```diff\n--- a/" in a)
+    for text in ("show the diff of draft 2", WRAPPED_DIFF):
+        expect(text, lambda a: a.startswith("Changes from start: slugify")
+               and "to draft 2: slugify" in a and "```diff\n--- a/" in a)
     expect("what changed since draft 1", lambda a: a.startswith("Changes from draft 1: slugify")
            and "to draft 2: slugify" in a)
     expect("diff draft 1 and 2", lambda a: a.startswith("Changes from draft 1: slugify")
@@ -177,6 +188,10 @@ def _draft_and_history(chat: Driver, expect: Callable[[str, Callable[[str], bool
     expect("apply it", lambda a: "already applied" in a)
     expect("apply the draft", lambda a: "already applied" in a)
     expect(ASKED_APPLY, lambda a: not a.startswith("Applied") and "already applied" not in a)
+    for text in ASKED_ABOUT:  # asked about, and "yes" runs it (this task has two drafts)
+        expect(text, lambda a: a.startswith("Did you mean: **roll back to draft 3**?"))
+        expect(ASKED_ABOUT_ANSWER, lambda a: a.startswith("I do not know which draft")
+               and "has no draft 3" in a)
 
 
 def tour_without_a_repository(say: Callable[[str], str], cat_answer: str) -> list[str]:

@@ -81,3 +81,14 @@ def test_an_english_word_out_of_the_target_place_is_never_linked(tmp_path):
         assert cat.say("alice", "cancel").startswith("Dropped")
         assert cat.say("bob", "write a function to parse dates").startswith(ASKS_FILE)
         assert not [p for p in cat.model.prompts if "META-CODE" in p[:80]]
+
+
+def test_in_another_word_order_the_known_function_wins_over_the_new_parameter(tmp_path):
+    """"aggiungi un parametro timeout_s a fetch": the new parameter's name comes first and is
+    code-shaped, the function the index knows is linked (its file, its callers)."""
+    with _sim(tmp_path, REPO) as cat:
+        proposal = cat.say("alice", "aggiungi un parametro timeout_s a fetch e passalo da "
+                                    "ogni chiamante")
+        assert ASKS_FILE not in proposal
+        assert "`fetch` (net/http.py:1-2) is used in 3 places in 2 files" in proposal, proposal
+        assert cat.errors == []

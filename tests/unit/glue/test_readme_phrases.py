@@ -7,9 +7,11 @@ import pathlib
 
 import pytest
 
+from codemem.codegen import detect_command, suggest_command
+
 from ...fakes import LISTWISE_MARK, POINTWISE_MARK
 from .cat_sim import CAT_ANSWER, SimCat
-from .readme_tour import check_coverage, tour, tour_without_a_repository
+from .readme_tour import ASKED_ABOUT, check_coverage, tour, tour_without_a_repository
 from .sim_llm import ConversationLLM
 
 SETTINGS = {"extended_loop": False, "check_judge": False, "check_tests": False,
@@ -63,6 +65,15 @@ class SimChat:
 
 def test_every_quoted_phrase_of_the_readme_has_an_expectation():
     check_coverage()
+
+
+@pytest.mark.parametrize("text", ASKED_ABOUT)
+def test_the_readme_near_misses_are_asked_about(text):
+    """"Did you mean: roll back to draft 3?": the core offers the question the README shows
+    (the tour types it and answers "yes")."""
+    suggestion = suggest_command(text)
+    assert suggestion is not None and suggestion.phrase == "roll back to draft 3"
+    assert detect_command(text) is None
 
 
 def test_every_readme_phrase_works_as_written(tmp_path):

@@ -1,0 +1,182 @@
+"""Find the one thing a message says (a command, a rename, a reply word) in the part that says
+it, and whether the rest of the message leaves it alone.
+
+``read_in_parts(text, read, vocabulary)`` tries ``read`` on every part of the message
+(``clauses.parts``: sentences, asides, quoted text, code lines), the whole part first, then
+shorter runs of its clauses, so an argument ends where its part ends ("add source pip:rich
+(the terminal library)" reads ``pip:rich``). Without a reading anywhere, it tries again with
+the reader's typos corrected (``typos.Vocabulary``). The reading is **confident** when every
+other part leaves it alone (``part_asks``: a greeting, thanks, a statement of context, a
+mention, a signature, a tag question such as "ok?" ask nothing); **unsure** when another part
+asks a question or for something else, when two parts read differently, or when quoted text is
+talked about ("what does 'redo' do?"); and **none at all** when another part asks for a change
+of code ("rename fmt_ts to f. also make it async": a code request, for the drafting path).
+
+Quoted earlier messages (``> ...``) and signatures are never read and never ask, unless the
+message is nothing else. Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Generic, TypeVar
+
+from .clauses import Part, parts
+from .details import extract_details
+from .signals import CodeSign, Sentence, change_asked, code_sign, opening_verb, question_form, read
+from .text import words
+from .typos import Vocabulary
+from .utterance import read_utterance
+from .words import IMPERATIVE_VERBS, INFORMATION_VERBS, REQUEST_VERBS
+
+__all__ = ["Said", "part_asks", "read_in_parts"]
+
+T = TypeVar("T")
+
+#: The most clauses of one part whose runs are tried (a long part is only read whole or by
+#: single clauses), and the longest part a reader is asked about.
+_MAX_RUNS, MAX_CHARS = 6, 240
+#: A message of more clauses than this (code lines aside) says more than one thing: it is
+#: never read for one; typos are looked for in messages of at most ``_TYPO_PARTS`` parts.
+MAX_CLAUSES, _TYPO_PARTS = 12, 8
+
+
+@dataclass(frozen=True)
+class Said(Generic[T]):
+    """A reading found in a message: ``value``, whether it is ``confident``, the text of the
+    part that said it, and the other parts' texts (for checks of the caller's own)."""
+
+    value: T
+    confident: bool
+    said: str
+    others: tuple[str, ...] = ()
+    corrected: bool = False
+
+
+def read_in_parts(text: str, read_part: Callable[[str], T | None],
+                  vocabulary: Vocabulary | None = None) -> Said[T] | None:
+    """The reading of ``text`` (see the module docstring); None when no part reads, or when
+    another part asks for a change of code."""
+    found = _usable(parts(text or ""))
+    if sum(len(p.clauses) for p in found if p.kind != "code") > MAX_CLAUSES:
+        return None
+    hits = _hits(found, read_part, None)
+    corrected = not hits and vocabulary is not None and len(found) <= _TYPO_PARTS
+    if corrected:
+        assert vocabulary is not None
+        hits = _hits(found, read_part, vocabulary)
+    if not hits:
+        return None
+    if any(h[0] != hits[0][0] for h in hits):  # a whole sentence wins over a clause of one
+        whole = [h for h in hits if h[1] == h[2].text]
+        if whole and all(h[0] == whole[0][0] for h in whole):
+            hits = whole
+    value, said, holder = hits[0]
+    read_in = {id(part): text for _, text, part in hits}
+    others = tuple(c for p in found if p.kind != "code" for c in p.clauses
+                   if id(p) not in read_in or c not in read_in[id(p)])
+    asides = {c for p in found if p.kind == "aside" for c in p.clauses}
+    asks = [part_asks(c) for c in others]
+    if any(a == "change" and c not in asides for a, c in zip(asks, others, strict=True)):
+        return None  # an aside asking for a change makes the reading unsure, not a request
+    if holder.kind == "quoted" and any(p.holds and p.line == holder.line
+                                       and part_asks(p.text) for p in found):
+        return None  # quoted text talked about: "what does 'redo' do?"
+    agree = all(h[0] == value for h in hits)
+    return Said(value, agree and not any(asks), said, others, corrected)
+
+
+def _usable(found: tuple[Part, ...]) -> list[Part]:
+    """The parts to read: not an earlier message or a signature (unless the message is
+    nothing else), and code lines only in a short paste (a command in a fence)."""
+    own = [p for p in found if p.kind not in ("quote", "signature")] \
+        or [p for p in found if p.kind == "quote"]
+    code = [p for p in own if p.kind == "code"]
+    return own if len(code) <= _SHORT_PASTE else [p for p in own if p.kind != "code"]
+
+
+_SHORT_PASTE = 3
+
+
+def _hits(found: list[Part], read_part: Callable[[str], T | None],
+          vocabulary: Vocabulary | None) -> list[tuple[T, str, Part]]:
+    """``(reading, text read, part)`` of every part that reads, its longest run first."""
+    out = []
+    for part in found:
+        for text in _runs(part):
+            if len(text) > MAX_CHARS:
+                continue
+            candidate = vocabulary.correct(text) if vocabulary is not None else text
+            if vocabulary is not None and candidate == text:
+                continue
+            value = read_part(candidate)
+            if value is not None:
+                out.append((value, text, part))
+                break
+    return out
+
+
+def _runs(part: Part) -> list[str]:
+    """The part (with its quoted text in place, then without), then runs of its clauses,
+    longest first."""
+    clauses = part.clauses
+    out = [part.whole, part.text] if part.whole else [part.text]
+    if len(clauses) > 1:
+        size = len(clauses) if len(clauses) <= _MAX_RUNS else 1
+        for length in range(min(size, len(clauses) - 1), 0, -1):
+            out.extend(", ".join(clauses[i:i + length])
+                       for i in range(len(clauses) - length + 1))
+    return out
+
+
+#: Words that open a clause of contrast or condition: the clause changes what was said.
+_CONTRAST = frozenset({"but", "except", "only", "though", "however", "ma", "pero", "però",
+                       "aber", "mais", "mas", "maar", "unless", "instead"})
+#: Words that open a clause of time or condition: context, unless asked ("when ...?").
+_CONDITIONS = frozenset({"when", "whenever", "if", "once", "while", "as", "after", "before",
+                         "since", "quando", "se", "wenn", "falls", "cuando", "si", "quand",
+                         "als", "zodra"})
+#: A modal, a desire or a causative: something should change ("it must raise ValueError").
+_WANTS = ("modal:", "desire:", "causative:", "described:")
+_SHORT_QUESTION = 3
+
+
+@lru_cache(maxsize=1024)
+def part_asks(text: str) -> str:
+    """What a part other than the one read asks: "change" (an imperative, a wish, a modal, a
+    "but ..."), "question" (a question of more than three words), "other" (any other ask:
+    "tell me ...", "could you ..."), or "" (nothing: greetings, thanks, emoji, context,
+    statements, tag questions such as "ok?" or "can you?")."""
+    said = read_utterance(text)
+    if said.social or not said.core:
+        return ""
+    folded = words(said.core)
+    if not folded or (len(folded) == 1 and not said.question):
+        return ""  # a label or an interjection ("log: https://...", "right")
+    if folded[0] in _CONTRAST:
+        return "change"
+    if folded[0] in _CONDITIONS and not said.question:
+        return ""  # "[when you have a sec]", "(if that's ok)"
+    sentence = read(said.marked + ("?" if said.question else ""), folded, asked=said.asked)
+    verb = opening_verb(sentence)
+    if verb and verb not in INFORMATION_VERBS and (verb in REQUEST_VERBS
+                                                   or verb in IMPERATIVE_VERBS):
+        return "change"  # "fix parse_date?" too
+    if said.question or question_form(sentence) == "question":
+        return "question" if len(words(text)) > _SHORT_QUESTION else ""
+    if verb in INFORMATION_VERBS:
+        return "other"
+    if change_asked(sentence).startswith(_WANTS) and _names_code(sentence):
+        return "change"  # "it must raise ValueError", not "that should do it"
+    return "other" if said.asked else ""
+
+
+def _names_code(sentence: Sentence) -> bool:
+    """Any sign of code at all, weak ones included, or a verb of change after the first
+    words ("it should also *accept* None"); a modal about nothing is an idiom ("that should
+    do it", "that should work")."""
+    if any(w in REQUEST_VERBS or w in IMPERATIVE_VERBS for w in sentence.words[1:6]):
+        return True
+    return code_sign(sentence, extract_details(sentence.text), [], [])[0] is not CodeSign.NONE
