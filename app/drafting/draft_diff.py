@@ -56,7 +56,9 @@ class DraftDiff:
 
 
 def task_drafts(commits: CommitIndex, task: str) -> list[Draft]:
-    """Every draft of ``task``: its line newest first, then rolled-back and set-aside heads."""
+    """Every draft of ``task``: its line newest first, then the rolled-back and set-aside ones,
+    each head with the drafts under it down to the line (after rolling back from draft 5 to
+    draft 3, draft 4 is listed, and named, with draft 5)."""
     try:
         line = commits.log(task)
     except TaskNotFound:
@@ -67,10 +69,21 @@ def task_drafts(commits: CommitIndex, task: str) -> list[Draft]:
     for where, heads in (("rolled back", commits.undo_stack(task)),
                          ("set aside", commits.attic(task))):
         for commit in heads:
-            if commit not in seen:
-                seen.add(commit)
-                out.append(Draft(commits.show(commit), where, False))
+            out.extend(Draft(info, where, False) for info in off_line(commits, commit, seen))
     return out
+
+
+def off_line(commits: CommitIndex, head: str, seen: set[str]) -> list[CommitInfo]:
+    """``head`` and its first-parent ancestors not in ``seen`` (the task's line and what was
+    listed already), newest first; ``seen`` takes them."""
+    found: list[CommitInfo] = []
+    sha: str | None = head
+    while sha is not None and sha not in seen:
+        seen.add(sha)
+        info = commits.show(sha)
+        found.append(info)
+        sha = info.parent
+    return found
 
 
 def find_draft(commits: CommitIndex, task: str, which: str) -> str:

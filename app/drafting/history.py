@@ -15,6 +15,7 @@ from ...codegen import DRAFT_NAME, is_apply
 from ...memory import CodeMemoryError, CommitInfo, TaskNotFound, WriteBackRefused, write_back
 from ..projects.registry import Project
 from ..projects.workspace import Turn
+from .draft_diff import off_line, task_drafts
 from .session import Session
 
 
@@ -46,15 +47,15 @@ def draft_history(session: Session, turn: Turn) -> str:
     for info in entries:
         mark = " ← current" if info.id == head else ""
         lines.append(f"- {info.name} `{info.id[:10]}` [{info.verdict}]{mark}")
-    for title, commits in (
+    seen = {info.id for info in entries}
+    for title, heads in (
             ("Rolled back, restorable with **redo** (most recent first):",
              project.commits.undo_stack(task)),
             ("Tried and set aside (most recent first):", _set_aside(project, task))):
-        if commits:
+        listed = [info for commit in heads for info in off_line(project.commits, commit, seen)]
+        if listed:
             lines.append(title)
-            for commit in commits:
-                info = project.commits.show(commit)
-                lines.append(f"- {info.name} `{commit[:10]}` [{info.verdict}]")
+            lines.extend(f"- {info.name} `{info.id[:10]}` [{info.verdict}]" for info in listed)
     return "\n".join(lines)
 
 
@@ -124,41 +125,38 @@ def _why_unknown(said: str, task: str) -> str:
 
 def _only_set_aside(project: Project, task: str, commit: str) -> bool:
     """Whether ``commit`` is a draft set aside: neither on the task's line nor redoable."""
-    return commit in _set_aside(project, task) and commit not in project.commits.undo_stack(
-        task) and commit not in {c.id for c in _log(project, task)}
+    return any(d.info.id == commit and d.where == "set aside"
+               for d in task_drafts(project.commits, task))
 
 
 def _restore_set_aside(session: Session, turn: Turn, project: Project, task: str,
                        commit: str) -> str:
-    """A draft set aside made the working draft again: its files, meta-code and notes
-    committed on the task's line (the history keeps the original), saying why it was set
-    aside."""
+    """A draft set aside made the working draft again (its notes too), saying why it was set
+    aside; the draft the user was on stays redo-able, as after any roll back."""
     info = project.commits.show(commit)
-    restored = project.commits.commit(
-        task, dict(info.files or {}), name=f"{info.name} (restored)",
-        reason=f"{info.name} `{commit[:10]}` restored from the drafts set aside.\n{info.reason}",
-        metacode=dict(info.metacode or {}), snapshot=project.commits.snapshot_of(commit),
-        verdict=info.verdict)
+    project.commits.checkout(task, commit)
     if info.good:
         why = "it was set aside when a newer draft replaced it"
     else:
         failed = [line.strip("- ").strip() for line in info.reason.splitlines() if line.strip()]
         why = "it failed its checks" + (f" ({'; '.join(failed[:3])})" if failed else "")
     return (f"{info.name} `{commit[:10]}` was set aside: {why}. "
-            + _restored(session, turn, project, restored, "It is the working draft again as"))
+            + _restored(session, turn, project, commit, "It is the working draft again:")
+            + " The draft you were on is kept: say **redo** to go back to it.")
 
 
 def _move_to(project: Project, task: str, target: str) -> str:
     """Roll back to ``target`` ("": the last good draft), or forward to a rolled-back draft
-    ("roll back to draft 2" after going back to draft 1) by redoing until it is current."""
-    if not target or target in {c.id for c in _log(project, task)} \
-            or target not in project.commits.undo_stack(task):
-        return project.commits.rollback(task, to=target or None)
-    for _ in range(len(project.commits.undo_stack(task))):
-        head = project.commits.redo(task)
-        if head == target:
-            break
-    return project.commits.rollback(task, to=target) if head != target else head
+    ("roll back to draft 4" after going back from draft 5 to draft 3) by redoing until it is
+    on the line again."""
+    commits = project.commits
+    if not target or target in {c.id for c in _log(project, task)}:
+        return commits.rollback(task, to=target or None)
+    for _ in range(len(commits.undo_stack(task))):
+        head = commits.redo(task)
+        if target in {c.id for c in _log(project, task)}:
+            return commits.rollback(task, to=target) if head != target else head
+    return commits.rollback(task, to=target)
 
 
 def _rollback_target(project: Project, task: str, which: str) -> str | None:
@@ -170,16 +168,15 @@ def _rollback_target(project: Project, task: str, which: str) -> str | None:
     entries = _log(project, task)
     if START.match(wanted):
         return entries[-1].id if entries else None
+    drafts = task_drafts(project.commits, task)
     number = re.fullmatch(r"(?:draft\s*(?:no\.?|number|#)?\s*)?#?(\d+)", wanted)
     if number:
-        named = [c.id for c in entries if _draft_number(c.name) == int(number.group(1))]
-        named += [c for c in [*project.commits.undo_stack(task), *_set_aside(project, task)]
-                  if _draft_number(project.commits.show(c).name) == int(number.group(1))]
+        named = [d.info.id for d in drafts if _draft_number(d.info.name) == int(number.group(1))]
         if named or not COMMIT_ID.match(wanted):  # an all-digit commit prefix is still an id
             return named[0] if named else None
     if not COMMIT_ID.match(wanted):
         return None
-    return next((c for c in _set_aside(project, task) if c.startswith(wanted)), wanted)
+    return next((d.info.id for d in drafts if d.info.id.startswith(wanted)), wanted)
 
 
 def _draft_number(name: str) -> int | None:

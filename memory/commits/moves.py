@@ -1,5 +1,5 @@
-"""Moving a task's line in a draft history: roll back (the old head kept for ``redo``), redo,
-the undo stack and the attic (heads no longer redo-able, never deleted), a branch from any
+"""Moving a task's line in a draft history: roll back (the old head kept for ``redo``), check
+out any commit the task had (a draft set aside), redo, the undo stack and the attic (heads no longer redo-able, never deleted), a branch from any
 commit a task ever had, the final tag, and deleting a task's refs.
 """
 
@@ -52,6 +52,25 @@ class HistoryMoves(GuardedHistory):
                 if target != head:
                     return target
             raise NothingToRedo(f"task {task_id!r} has nothing to redo")
+
+    def checkout(self, task_id: str, commit: str) -> str:
+        """Make ``commit``, any commit the task ever had (a draft set aside included), its head;
+        the old head stays redo-able, as after a rollback, and ``commit`` leaves the attic."""
+        with self._writing():
+            head = self.head(task_id)
+            target = self._resolve(commit)
+            if target == head:
+                return head
+            if not self._reader.is_ancestor(target, head):
+                ever = [head, *self.undo_stack(task_id), *self.attic(task_id)]
+                if target not in self._reader.reachable(ever):
+                    raise NotInHistory(f"{target} is not in the history of task {task_id!r}")
+                for ref, sha in self._backend.list_refs(attic_prefix(task_id)).items():
+                    if sha == target:
+                        self._cas(ref, sha, None)
+            self._cas(undo_prefix(task_id) + self._next_seq(task_id), None, head)
+            self._cas(task_ref(task_id), head, target)
+            return target
 
     def undo_stack(self, task_id: str) -> list[str]:
         """Heads that ``redo`` would restore, most recent first."""

@@ -93,3 +93,17 @@ def test_a_torn_cache_file_never_kills_the_draft(tmp_path, thread_errors, tear):
         history = cat.say("alice", "show the draft history")
         assert "draft 1" in history, history
         assert cat.errors == []
+
+
+def test_cancel_drops_the_file_question_even_after_a_finished_task(tmp_path):
+    llm = ConversationLLM()
+    with SimCat(make_repository(tmp_path / "repo"), tmp_path / "data", llm,
+                settings=SETTINGS) as cat:
+        assert "**go**" in cat.say("alice", TITLE_CASE)
+        assert cat.say("alice", "go").startswith("Drafting")
+        cat.wait_drafts()
+        assert cat.chats("alice")[-1].startswith("Draft committed")
+        assert "Which file" in cat.say("alice", STRIP)
+        assert cat.say("alice", "cancel") == "Dropped the code request."
+        assert cat.say("alice", "text/slug.py").startswith(CAT_ANSWER)  # nothing waits now
+        assert cat.errors == []

@@ -156,15 +156,27 @@ def test_roll_back_to_a_set_aside_draft_says_it_failed_and_restores_it(set_aside
     back = say(cat, "roll back to draft 1")
     assert back.startswith("draft 1: slugify rejected `") and "was set aside: it failed its " \
         "checks (" in back, back
-    assert "It is the working draft again as draft 1: slugify rejected (restored)" in back
+    assert "It is the working draft again: draft 1: slugify rejected" in back
+    assert "say **redo** to go back to it" in back
     listing = say(cat, "show the draft history")
-    assert "- draft 1: slugify rejected (restored) `" in listing and "← current" in listing
+    assert "- draft 1: slugify rejected `" in listing.split("Rolled back")[0], listing
+    assert "← current" in listing.split("Rolled back")[0]
     assert say(cat, "apply").startswith("Applied draft `")
     assert "return text\n" in target.read_text()  # the set-aside draft's code
     again = say(cat, "roll back to draft 2")  # the README's phrase, back on the line
     assert again.startswith("Back at draft 2: slugify passes all checks"), again
-    assert say(cat, "roll back to draft 1").startswith(
-        "Back at draft 1: slugify rejected (restored)")  # now on the line: no second copy
+    assert say(cat, "roll back to draft 1").startswith("draft 1: slugify rejected `")
+
+
+def test_redo_after_restoring_a_set_aside_draft_brings_back_the_draft_left(set_aside):
+    cat, _ = set_aside
+    left = state_of(cat).commit_id
+    assert "was set aside" in say(cat, "roll back to draft 1")
+    redone = say(cat, "redo")
+    assert redone.startswith("Restored draft 2: slugify passes all checks"), redone
+    assert state_of(cat).commit_id == left
+    listing = say(cat, "show the draft history")
+    assert "- draft 1: slugify rejected `" in listing.split("Drafts of task")[1], listing
 
 
 def test_roll_back_to_a_set_aside_draft_by_its_commit_id(set_aside):
@@ -173,8 +185,37 @@ def test_roll_back_to_a_set_aside_draft_by_its_commit_id(set_aside):
     short = listing.split("- draft 1: slugify rejected `")[1][:10]
     reply = roll_back(cat, short)
     assert "was set aside: it failed its checks" in reply and "working draft again" in reply
-    current = state_of(cat).commit_id
-    assert current and not current.startswith(short)  # a new commit on the line holds it
+    assert state_of(cat).commit_id.startswith(short)  # the draft itself, not a copy
+
+
+def _more_drafts(cat, count):
+    """Drafts 2.. on the task's line after draft 1 (as further iterations would leave them)."""
+    from codemem.app.process import GENERATION
+    project = GENERATION.registry.projects()[0]
+    state = state_of(cat)
+    files = project.commits.show(state.commit_id).files
+    head = state.commit_id
+    for number in range(2, 2 + count):
+        changed = {**files, "text/slug.py": files["text/slug.py"] + f"# draft {number}\n"}
+        head = project.commits.commit(
+            state.task_id, changed, name=f"draft {number}: slugify passes all checks",
+            reason="all checks passed", metacode={}, snapshot={}, verdict="passed")
+    state.commit_id = head
+    return project
+
+
+def test_every_draft_listed_stays_nameable_after_rolling_back_over_several(drafted):
+    cat, *_ = drafted
+    _more_drafts(cat, 3)  # drafts 2, 3, 4; draft 4 current
+    assert say(cat, "roll back to draft 2").startswith("Back at draft 2: slugify")
+    listing = say(cat, "show the draft history")
+    rolled = listing.split("Rolled back, restorable with **redo**")[1]
+    assert "- draft 4: slugify" in rolled and "- draft 3: slugify" in rolled, listing
+    diff = say(cat, "show the diff of draft 3")
+    assert diff.startswith("Changes from draft 2: slugify") and "+# draft 3" in diff, diff
+    assert say(cat, "roll back to draft 4").startswith("Back at draft 4: slugify")
+    assert say(cat, "roll back to draft 3").startswith("Back at draft 3: slugify")
+    assert say(cat, "redo").startswith("Restored draft 4: slugify")
 
 
 def test_a_draft_number_the_history_lacks_is_refused_with_the_reason(set_aside):
@@ -189,4 +230,4 @@ def test_the_readme_roll_back_to_draft_2_when_draft_2_was_set_aside(tmp_path, mo
     assert "- draft 3: slugify passes all checks `" in say(cat, "show the draft history")
     back = say(cat, "roll back to draft 2")
     assert back.startswith("draft 2: slugify rejected `") and "failed its checks" in back, back
-    assert "draft 2: slugify rejected (restored) `" in say(cat, "show the draft history")
+    assert "← current" in say(cat, "show the draft history").split("draft 2: slugify rejected")[1]

@@ -167,6 +167,21 @@ def test_commit_after_rollback_moves_redo_entries_to_the_attic(index: CommitInde
     assert index.log("t")[0].iteration == 1  # the new line continues from the good commit
 
 
+def test_checkout_of_a_set_aside_draft_keeps_the_left_one_redoable(index: CommitIndex) -> None:
+    index.start_task("t", {"pkg/mod.py": "v0\n"})
+    aside = draft(index, "t", "v1\n", "failed")
+    index.rollback("t")
+    good = draft(index, "t", "v1b\n", "passed")
+    assert index.attic("t") == [aside]
+    assert index.checkout("t", aside[:10]) == aside
+    assert index.head("t") == aside and index.attic("t") == [] and index.undo_stack("t") == [good]
+    assert index.redo("t") == good and index.attic("t") == [aside]  # never lost
+    assert index.checkout("t", good) == good  # the head itself: nothing moves
+    other = index.start_task("u", {"x.py": "u\n"})
+    with pytest.raises(NotInHistory):
+        index.checkout("t", other)
+
+
 def test_branch_from_any_commit_of_the_task(index: CommitIndex) -> None:
     a = index.start_task("t", {"pkg/mod.py": "v0\n"})
     b = draft(index, "t", "v1\n", "failed")
