@@ -1,6 +1,7 @@
 """Moving a task's line in a draft history: roll back (the old head kept for ``redo``), check
-out any commit the task had (a draft set aside), redo, the undo stack and the attic (heads no longer redo-able, never deleted), a branch from any
-commit a task ever had, the final tag, and deleting a task's refs.
+out any commit the task had (a draft set aside), redo, the undo stack and the attic (heads no
+longer redo-able, never deleted), a branch from any commit a task ever had, the final tag, and
+deleting a task's refs.
 """
 
 from __future__ import annotations
