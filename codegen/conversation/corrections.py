@@ -28,43 +28,54 @@ from ..reading.text import PATH_RE, code_shaped, find_phrase, padded, words
 from ..reading.utterance import Utterance
 from ..reading.words import CODE_NOUNS, IMPERATIVE_VERBS, REQUEST_VERBS, TECH_WORDS
 
-#: Words that state a constraint on code or ask for a different one, in the detector's seven
-#: languages (accent-folded): modals, "only", "instead", "without", comparatives of code.
-CONSTRAINT_WORDS = frozenset({
+#: Words that state a constraint on the code by themselves, in the detector's seven languages
+#: (accent-folded): modals, "only", "instead", "without", "also", comparatives of code.
+MODAL_WORDS = frozenset({
     # English
     "must", "should", "shall", "shouldn't", "mustn't", "need", "needs", "has", "have", "don't",
     "dont", "never", "always", "only", "instead", "also", "too", "without", "rather", "prefer",
     "shorter", "longer", "faster", "slower", "simpler", "smaller", "bigger", "stricter",
-    "keep", "avoid", "max", "maximum", "min", "minimum", "at", "most", "least", "either",
-    "pure", "idempotent", "recursive", "iterative", "lazy", "strict", "optional", "default",
-    "defaults", "lines", "characters", "chars", "digits", "empty", "none", "null", "true",
-    "false", "negative", "zero", "unicode", "ascii", "utf", "case", "lowercase", "uppercase",
-    "underscores", "dashes", "hyphens", "spaces", "whitespace", "separator", "prefix", "suffix",
-    "examples", "example", "checks", "check", "behaviour", "behavior", "signature", "name",
-    "named", "called", "returns", "raises", "accepts", "argument", "arguments", "param",
-    "params", "parameters", "dependencies", "dependency", "side", "effects", "thread", "safe",
-    "sync", "synchronous", "asynchronous", "typed", "hints", "annotations", "docstring",
+    "keep", "avoid", "either",
     # Italian
-    "deve", "devono", "dovrebbe", "dovrebbero", "bisogna", "serve", "anche", "invece", "senza",
-    "solo", "soltanto", "sempre", "mai", "piu", "meno", "corto", "corta", "vuota", "vuoto",
-    "nome", "esempio", "esempi", "restituisca", "restituire", "accettare", "gestire",
+    "deve", "devono", "dovrebbe", "dovrebbero", "bisogna", "anche", "invece", "senza", "solo",
+    "soltanto", "sempre", "mai", "piu", "meno",
     # German
     "soll", "sollte", "sollten", "muss", "mussen", "darf", "auch", "statt", "anstatt", "ohne",
-    "nur", "immer", "nie", "niemals", "kurzer", "schneller", "leer", "leere", "zuruckgeben",
-    "umwandeln", "beispiel", "beispiele", "namen",
+    "nur", "immer", "nie", "niemals", "kurzer", "schneller",
     # Spanish
     "debe", "deberia", "deben", "tiene", "tambien", "sin", "solamente", "siempre", "nunca",
-    "mas", "menos", "vacia", "vacio", "devolver", "devuelva", "aceptar", "nombre", "ejemplo",
     # French
     "doit", "devrait", "doivent", "faut", "aussi", "sans", "seulement", "toujours", "jamais",
-    "plutot", "vide", "renvoyer", "renvoie", "accepter", "nom", "exemple",
+    "plutot",
     # Portuguese
-    "precisa", "tambem", "sem", "apenas", "vazia", "vazio", "retornar",
-    "retorne", "aceitar", "exemplo",
+    "precisa", "tambem", "sem", "apenas",
     # Dutch
-    "moet", "moeten", "zou", "ook", "zonder", "alleen", "altijd", "nooit", "leeg", "lege",
-    "teruggeven", "accepteren", "voorbeeld",
+    "moet", "moeten", "zou", "ook", "zonder", "alleen", "altijd", "nooit",
 })
+
+#: Words about a piece of code's parts and properties: two of them, or one said of the
+#: proposal, make a change ("limit the slug to 50 characters", "two parameters: text and sep").
+TOPIC_WORDS = frozenset({
+    "max", "maximum", "min", "minimum", "most", "least", "pure", "idempotent", "recursive",
+    "iterative", "lazy", "strict", "optional", "default", "defaults", "lines", "characters",
+    "chars", "digits", "empty", "none", "null", "true", "false", "negative", "zero", "unicode",
+    "ascii", "utf", "case", "lowercase", "uppercase", "underscores", "dashes", "hyphens",
+    "spaces", "whitespace", "separator", "prefix", "suffix", "examples", "example", "checks",
+    "check", "behaviour", "behavior", "signature", "name", "named", "called", "returns",
+    "raises", "accepts", "argument", "arguments", "param", "params", "parameters",
+    "dependencies", "dependency", "side", "effects", "thread", "safe", "sync", "synchronous",
+    "asynchronous", "typed", "hints", "annotations", "docstring", "corto", "corta", "vuota",
+    "vuoto", "nome", "esempio", "esempi", "restituisca", "restituire", "accettare", "gestire",
+    "leer", "leere", "zuruckgeben", "umwandeln", "beispiel", "beispiele", "namen", "mas",
+    "menos", "vacia", "vacio", "devolver", "devuelva", "aceptar", "nombre", "ejemplo", "vide",
+    "renvoyer", "renvoie", "accepter", "nom", "exemple", "vazia", "vazio", "retornar",
+    "retorne", "aceitar", "exemplo", "leeg", "lege", "teruggeven", "accepteren", "voorbeeld",
+})
+
+#: How a sentence about the speaker opens ("I love this plugin", "my cat is ..."): chat,
+#: unless it states a constraint.
+SPEAKER = frozenset({"i", "i'm", "im", "my", "we", "we're", "me", "io", "ich", "yo", "je",
+                     "eu", "ik", "mi", "mio", "mia", "mein", "meine", "mon", "ma", "meu", "mijn"})
 
 #: Openings that ask for a case the proposal should handle ("what about None?", "what if the
 #: text is empty?").
@@ -75,6 +86,11 @@ WHAT_ABOUT = ("what about", "what if", "how about", "and if", "and what if", "e 
 PROPOSAL_REFERENCES = frozenset({"it", "its", "lo", "la", "es", "ihn", "le", "o", "het"})
 
 
+def asks_about_a_case(said: Utterance) -> bool:
+    """"what about None?", "and what if text is empty?": a case the proposal should handle."""
+    return bool(find_phrase(padded(words(said.core)[:4]), WHAT_ABOUT))
+
+
 def reads_as_correction(said: Utterance, found: Detection, proposal_symbol: str = "") -> bool:
     """Whether a message sent while a proposal waits asks to change it (module docstring).
 
@@ -83,22 +99,23 @@ def reads_as_correction(said: Utterance, found: Detection, proposal_symbol: str 
     """
     if said.social:
         return False
-    if found.intent in (Intent.CODE_REQUEST, Intent.AMBIGUOUS):
+    if found.intent is Intent.CODE_REQUEST:
         return True
     tokens = words(said.core)
     if not tokens:
         return False
     if find_phrase(padded(tokens), WHAT_ABOUT) or _names_code(said, proposal_symbol):
         return True
-    if any(t in REQUEST_VERBS or t in IMPERATIVE_VERBS for t in tokens[:3]):
+    if (tokens[0] in REQUEST_VERBS or tokens[0] in IMPERATIVE_VERBS) \
+            and tokens[1:2] not in (["me"], ["us"]):
         return True  # "accept a time zone", "make it a method", "drop the check"
     said_words = words(said.text)  # fillers count here: "also", "too", "only"
-    changes = [t for t in said_words
-               if t in CONSTRAINT_WORDS or t in CODE_NOUNS or t in TECH_WORDS]
-    if said.question and not changes:  # an everyday question ("who wrote Hamlet?")
-        return False
+    modal = any(t in MODAL_WORDS for t in said_words)
+    topics = sum(t in TOPIC_WORDS or t in CODE_NOUNS or t in TECH_WORDS for t in said_words)
     refers = any(t in PROPOSAL_REFERENCES for t in said_words)
-    return len(changes) >= 2 or (bool(changes) and (refers or not said.question))
+    if said.question:  # "can it keep digits?" yes; "what time is it in Tokyo?" no
+        return (modal or topics > 0) and (refers or topics >= 2 or modal)
+    return modal or topics >= 2 or (topics > 0 and (refers or said_words[0] not in SPEAKER))
 
 
 def _names_code(said: Utterance, symbol: str) -> bool:

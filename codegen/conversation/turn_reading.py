@@ -25,7 +25,7 @@ from ..reading.utterance import Utterance, read_utterance
 from ..refactor.request import MoveRequest, RenameRequest, read_structural
 from ..suggest import suggest_command
 from ..vocabulary import Vocabulary
-from .corrections import FileAnswer, file_answer, reads_as_correction
+from .corrections import FileAnswer, asks_about_a_case, file_answer, reads_as_correction
 from .situation import Situation, Stage
 
 
@@ -173,10 +173,11 @@ def _about_the_proposal(request: RenameRequest | MoveRequest, situation: Situati
 
 def _detected(said: Utterance, found: Detection, situation: Situation) -> Kind:
     intent = found.intent
-    if intent is Intent.CODE_QUESTION:
+    if intent is Intent.CODE_QUESTION and not (situation.stage is Stage.PROPOSED
+                                               and asks_about_a_case(said)):
         return Kind.QUESTION
     if situation.stage is Stage.PROPOSED:
-        if intent is Intent.CODE_REQUEST and not _moves_the_proposal(said, found.details) \
+        if intent is Intent.CODE_REQUEST and not _about_it(said, found.details) \
                 and (_another_target(found.details, situation) or _new_entity(said)):
             return Kind.REQUEST
         if reads_as_correction(said, found, situation.proposal[1].rpartition(".")[2]):
@@ -200,6 +201,25 @@ _PLACE = frozenset({"put", "place", "move", "save", "keep", "write", "metti", "m
                     "coloca", "coloque", "mova", "zet", "verplaats", "sla"})
 _INTO = frozenset({"in", "into", "to", "nel", "nella", "nach", "en", "dans", "em", "no",
                    "na", "naar", "a"})
+
+
+#: Verbs that say how the waiting proposal should work, whatever they name ("use
+#: unicodedata.normalize", "call shout first", "handle errors of parse_date").
+_HOW = frozenset({"use", "call", "handle", "accept", "return", "raise", "support", "avoid",
+                  "prefer", "keep", "reuse", "wrap", "catch", "ignore", "skip", "throw", "rely",
+                  "usa", "chiama", "gestisci", "accetta", "restituisci", "verwende", "nutze",
+                  "benutze", "rufe", "utiliza", "llama", "maneja", "utilise", "appelle",
+                  "gere", "gebruik", "roep"})
+
+
+def _about_it(said: Utterance, details: RequestDetails) -> bool:
+    """A request that speaks of the waiting proposal: its own pronoun right after the verb
+    ("make it a method of the Slugger class", "turn it into a class"), a verb saying how it
+    should work ("use unicodedata.normalize"), or another file for it ("put it in x.py")."""
+    words = said.key.replace(",", " ").split()
+    if words and words[0] in _HOW:
+        return True
+    return words[1:2] != [] and words[1] in _IT or _moves_the_proposal(said, details)
 
 
 def _moves_the_proposal(said: Utterance, details: RequestDetails) -> bool:

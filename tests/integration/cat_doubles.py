@@ -85,6 +85,11 @@ class LLMScript:
     #: ``(substring, seconds, flag file)``: a prompt holding the substring touches the flag
     #: file, then waits ``seconds`` before answering (a slow model call in flight).
     slow: list = field(default_factory=list)
+    #: Answer the plugin's prompts as ``sim_llm.ConversationLLM`` does (meta-code for the
+    #: request asked about, a draft of its symbol, scoring, "no" to the tie-break).
+    conversation: bool = False
+    #: A file: while it exists, code generation waits (a draft stays "running" for the test).
+    gate: str = ""
     prompts: list = field(default_factory=list)
 
     @classmethod
@@ -96,6 +101,10 @@ class LLMScript:
 
     def reply(self, prompt: str) -> str:
         self.prompts.append(prompt)
+        if self.conversation:
+            answered = _conversation_reply(prompt, self.gate)
+            if answered is not None:
+                return answered
         for marker, seconds, flag in self.slow:
             if marker in prompt:
                 with open(flag, "a", encoding="utf-8") as handle:
@@ -109,6 +118,10 @@ class LLMScript:
             scored = answer_scoring(prompt, lambda _: (self.relevance, "relevant"))
             if scored is not None:
                 return scored
+        return self._cats_own(prompt)
+
+    def _cats_own(self, prompt: str) -> str:
+        """The Cat's own prompts: tool choice, form extraction and checks, its answer."""
         if 'Create a JSON with the correct "action"' in prompt:
             action = next((tool for text, tool in self.tools if text in prompt), self.tool_action)
             return json.dumps({"action": action, "action_input": self.tool_input})
@@ -119,6 +132,24 @@ class LLMScript:
         if "whether a user is confirming" in prompt:
             return "true" if self.confirm else "false"
         return self.answer
+
+
+def _conversation_reply(prompt: str, gate: str) -> str | None:
+    """The plugin's prompts answered like ``sim_llm.ConversationLLM`` (None: not one of them);
+    code generation waits while the ``gate`` file exists (at most ten minutes)."""
+    from ..unit.glue.sim_llm import GENERATE, METACODE, draft_for, metacode_for
+
+    if prompt.startswith(METACODE):
+        return json.dumps(metacode_for(prompt))
+    if prompt.startswith(GENERATE):
+        deadline = time.monotonic() + 600
+        while gate and os.path.exists(gate) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return draft_for(prompt)
+    if "yes or no" in prompt.lower():
+        return "no"
+    scored = answer_scoring(prompt, lambda _: (0.9, "relevant"))
+    return scored
 
 
 def make_fake_llm(script: LLMScript) -> Any:

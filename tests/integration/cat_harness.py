@@ -192,6 +192,17 @@ class CatRun:
         return self.ccat.cache.get_value(f"{user}_working_memory")
 
     def plugin_state(self, user: str = "alice") -> Any:
+        """The user's state as its owner has it (the plugin's session in this Cat; before the
+        user spoke to this Cat, the view its working memory holds)."""
+        generation = self.generation()
+        session = generation.sessions.of_user(user) if generation is not None else None
+        if session is None:
+            return self.plugin_view(user)
+        with session.lock:
+            return session.state.to_dict()
+
+    def plugin_view(self, user: str = "alice") -> Any:
+        """The view of the user's state in the working memory the Cat saved last."""
         wm = self.working_memory(user)
         return None if wm is None else wm.get(STATE_KEY)
 

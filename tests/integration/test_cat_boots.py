@@ -75,13 +75,14 @@ def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
     with boot_cat(workdir=workdir, cache_type="file_system", keep_plugins_dir=True) as run:
         asked = run.chat("write a function parse_iso_date that parses ISO-8601 dates")
         assert "Which file" in asked["text"], asked
-        assert run.working_memory().active_form is not None  # the form was pickled and back
-        assert start_form(run, "alice")["type"] == "chat"  # answers it: the form closes
-        assert run.working_memory().active_form is None
+        assert run.plugin_state()["asking"]["symbol"] == "parse_iso_date"  # the question waits
+        assert run.working_memory().active_form is None  # in the plugin's state, not a form
+        assert start_form(run, "alice")["type"] == "chat"  # a new request replaces it
         state = run.plugin_state()
+        assert state["asking"] == {}
         reply = run.chat("and now?")
         assert reply["type"] == "chat", reply
-        assert run.plugin_state() == state  # unpickled as it was pickled
+        assert run.plugin_view() == state  # the view, unpickled as it was pickled
         plugins_name = run.plugins_name
         cache_file = workdir / "cache" / "alice_working_memory.cache"
         assert cache_file.is_file()
@@ -91,7 +92,7 @@ def test_state_survives_the_file_system_cache_and_a_restart(boot_cat, tmp_path):
     with boot_cat(workdir=workdir, cache_type="file_system", toggle=False,
                   plugins_name=plugins_name) as run:
         assert_glue_loaded(run)
-        assert run.plugin_state() == state
+        assert run.plugin_view() == state
         assert run.chat("and now?")["type"] == "chat"
         assert run.plugin_state()["task_id"] == state["task_id"]
 

@@ -234,9 +234,10 @@ def test_a_draft_finished_during_a_stop_stays_finished_after_a_restart(boot_cat,
                                                       .startswith("Draft committed"), 60)]
             assert results[0] is not None, [str(f)[:300] for f in chat.frames[-5:]]
             assert chat.logs.errors_since(0) == [], chat.logs.errors_since(0)
-        saved = run.plugin_state("alice")
-        if moment == "before_write_back":  # the race happened: the stale copy won the cache
+        saved = run.plugin_view("alice")
+        if moment == "before_write_back":  # the race happened: the stale view won the cache
             assert saved["phase"] in RUNNING, saved["phase"]
+        assert run.plugin_state("alice")["phase"] == "done"  # the owner has the outcome
         plugins_name = run.plugins_name
     _finished_in_the_next_cat(boot_cat, tmp_path, plugins_name)
 

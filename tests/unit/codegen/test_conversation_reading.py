@@ -98,3 +98,24 @@ def test_the_index_is_asked_at_most_once_per_reader():
     known = KnownNames(["parse_date"])
     read_turn("parse_date should also accept a trailing Z", IDLE, known)
     assert known.calls == 1
+
+
+def test_the_sealed_split_stays_read_as_at_its_evaluation():
+    """``waiting_replies_sealed.json`` was evaluated once (docs/benchmarks.md) and the reader
+    then tuned on its misses: a regression test now, no longer a held-out figure."""
+    import json
+    import pathlib
+
+    split = json.loads((pathlib.Path(__file__).parent / "data" /
+                        "waiting_replies_sealed.json").read_text())
+    known = KnownNames(["shout", "text_utils.py", "dates.py", "parse_date"])
+    proposed = Situation(stage=Stage.PROPOSED, repository=True, has_task=True,
+                         proposal=("text_utils.py", "slugify"))
+    for text in split["proposal"]["correction"]:
+        assert read_turn(text, proposed, known).kind is Kind.CORRECTION, text
+    for text in split["proposal"]["aside"]:
+        assert read_turn(text, proposed, known).kind is not Kind.CORRECTION, text
+    for text in split["file"]["answer"]:
+        assert read_turn(text, ASKED, known).kind is Kind.FILE_ANSWER, text
+    for text in split["file"]["other"]:
+        assert read_turn(text, ASKED, known).kind is not Kind.FILE_ANSWER, text

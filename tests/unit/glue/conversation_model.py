@@ -20,6 +20,8 @@ answer against the rules (the README's "Conversation rules": ``codegen.conversat
 from __future__ import annotations
 
 import dataclasses
+import random
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 CAT_ANSWER = "CAT-ANSWER"
@@ -293,3 +295,27 @@ RULES: dict[str, dict[str, tuple[Any, ...]]] = {
 EVENTS: dict[str, dict[str, tuple[Any, ...]]] = {
     "drafts_finish": {}, "plugin_event": {"kind": ("toggle", "reupload", "restart")},
 }
+
+
+def walk(model: ConversationModel, rng: random.Random, steps: int,
+         events: tuple[str, ...] = ("toggle", "reupload", "restart"),
+         rules: Mapping[str, dict[str, tuple[Any, ...]]] = RULES) -> Iterator[str]:
+    """``steps`` seeded random steps of the model (users' messages most of the time, the drafts
+    let finish often, a plugin event now and then), each checked; yields each step's words."""
+    users = tuple(model.users)
+    for _ in range(steps):
+        roll = rng.random()
+        if roll < 0.06:
+            kind = rng.choice(events)
+            model.plugin_event(kind)
+            yield f"event {kind}"
+        elif roll < 0.2:
+            model.drafts_finish()
+            yield "drafts finish"
+        else:
+            name = rng.choice(sorted(rules))
+            args = {"user": rng.choice(users),
+                    **{arg: rng.choice(values) for arg, values in rules[name].items()}}
+            getattr(model, name)(**args)
+            yield f"{name} {args}"
+        model.check()
