@@ -1,15 +1,14 @@
 """The draft loop: generate -> apply -> validate + judge -> commit or roll back.
 
 One iteration runs three concurrent steps on a ThreadPoolExecutor (docs/loop.md, "One
-iteration"): (1)
-context from the repository, the task's commit history and associative sources; (2) generation
-of the modifications and extraction of the source the validation needs; (3) validation (cheapest
-first, repository tests in the sandbox) and comparison with the objective (the meta-code
-examples as tests in the sandbox, then, for a draft that passed both, the LLM judge, unless the
-passing tests show every acceptance check). Every draft is a commit: a passing one is
-``passed``, a failing one ``failed`` and immediately rolled back to the last good commit, so the
-task's history says what was tried and why it failed. The exact failure is fed into the next
-iteration.
+iteration"): (1) context from the repository, the task's commit history and associative
+sources; (2) generation of the modifications and extraction of the source the validation needs;
+(3) validation (cheapest first, repository tests in the sandbox) and comparison with the
+objective (the meta-code examples as tests in the sandbox, then, for a draft that passed both,
+the LLM judge, unless the passing tests show every acceptance check). Every draft is a commit: a
+passing one is ``passed``, a failing one ``failed`` and immediately rolled back to the last good
+commit, so the task's history says what was tried and why it failed. The exact failure is fed
+into the next iteration, through the task's scratchpad.
 """
 
 from __future__ import annotations
@@ -36,8 +35,8 @@ from .state import LoopConfig, LoopDeps, LoopStats, ProgressEvent, RunState
 #: How the loop names a draft's commit; the number is what the user sees and rolls back to.
 DRAFT_NAME = re.compile(r"draft (\d+):")
 
-__all__ = ["DRAFT_NAME", "Committed", "GaveUp", "LoopConfig", "LoopDeps", "LoopStats",
-           "Outcome", "ProgressEvent", "run_draft_loop", "run_prepared_draft"]
+__all__ = ["DRAFT_NAME", "Committed", "GaveUp", "LoopConfig", "LoopDeps", "LoopStats", "Outcome",
+           "ProgressEvent", "run_draft_loop", "run_prepared_draft"]
 
 
 @dataclass(frozen=True)
@@ -184,9 +183,10 @@ class _Loop:
         return None
 
     # -- one iteration ----------------------------------------------------------------------
-    def _attempt(self, head: str, feedback: str) -> _Attempt:
+    def _attempt(self, head: str, feedback: str, key: str = "loop.last_feedback") -> _Attempt:
+        """One iteration from ``head``; its feedback is the scratchpad's note ``key``."""
         s, meta = self.s, self.meta
-        n = s.iteration
+        n, feedback = s.iteration, s.recall(key, feedback) if feedback else feedback
         s.emit("context", "started")
         ctx = load_context(meta, s.task_id, s.store, s.repo_context, s.associative, head,
                            s.config)
@@ -357,10 +357,10 @@ class _Loop:
         """One extra iteration from ``head`` with the reviewer's feedback (extended step)."""
         s = self.s
         if s.iteration >= s.config.max_iterations:
-            return (f"no iteration left in the budget (max_iterations="
-                    f"{s.config.max_iterations})")
+            return f"no iteration left in the budget (max_iterations={s.config.max_iterations})"
         s.iteration += 1
-        attempt = self._attempt(head, feedback)
+        s.note("loop.review_feedback", feedback)
+        attempt = self._attempt(head, feedback, "loop.review_feedback")
         if attempt.passed:
             return Revised(dict(attempt.files or {}), self._commit(attempt, DraftOutcome.PASSED))
         self._reject(attempt, head)

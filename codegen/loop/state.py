@@ -178,6 +178,13 @@ class RunState:
         if self.notes is not None:
             self.notes.put(self.task_id, key, value)
 
+    def recall(self, key: str, default: Any) -> Any:
+        """The task's scratchpad note ``key`` (``default`` without a scratchpad): what the
+        prompts show comes from the scratchpad, the task's one working memory."""
+        if self.notes is None:
+            return default
+        return self.notes.get(self.task_id, key, default)
+
     def snapshot(self) -> JsonObject:
         """The scratchpad's snapshot, stored with each commit."""
         return dict(self.notes.snapshot(self.task_id)) if self.notes is not None else {}

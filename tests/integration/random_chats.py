@@ -183,7 +183,9 @@ class ServedChats:
     def _reupload(self, base: str) -> None:
         import httpx
 
-        archive = cat_harness.plugin_zip(self.root / f"{PLUGIN_ID}-{len(self.events)}.zip")
+        folder = self.root / f"upload-{len(self.events)}"  # the zip's name is the plugin's id
+        folder.mkdir()
+        archive = cat_harness.plugin_zip(folder / f"{PLUGIN_ID}.zip")
         with open(archive, "rb") as handle:
             answer = httpx.post(f"{base}/plugins/upload", timeout=300, files={
                 "file": (archive.name, handle.read(), "application/zip")})

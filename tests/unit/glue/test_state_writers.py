@@ -48,3 +48,29 @@ def test_nothing_touches_the_cats_cache():
     cache = [p for p in [*(ROOT / "app").rglob("*.py"), *ROOT.glob("*.py")]
              if re.search(r"\bcache\.(insert|get_item|delete)", p.read_text())]
     assert cache == []
+
+
+def test_a_turn_is_read_once_and_its_session_made_once(tmp_path, monkeypatch):
+    """Every hook of a turn (the first reads, the reply, the recall, the prompt, the last
+    publishes) shares one session, one ``Turn`` and one reading of the message."""
+    from types import SimpleNamespace
+
+    from codemem.app import entry
+    from codemem.app.chat import routing
+
+    from .glue_support import make_cat, say
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    cat, _, _ = make_cat(tmp_path, repo)
+    made, read = [], []
+    turn_of, read_turn = entry.Turn.of, routing.read_turn
+    monkeypatch.setattr(entry.Turn, "of", lambda *a: made.append(1) or turn_of(*a))
+    monkeypatch.setattr(routing, "read_turn", lambda *a: read.append(1) or read_turn(*a))
+    for text in ("hello, how are you?", "code memory status", "what does parse_iso do?"):
+        made.clear()
+        read.clear()
+        say(cat, text)
+        entry.after_recall(cat) if hasattr(cat.working_memory, "declarative_memories") else None
+        entry.prompt_variables(cat, SimpleNamespace())
+        assert (len(made), len(read)) == (1, 1), (text, len(made), len(read))
