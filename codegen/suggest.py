@@ -258,12 +258,13 @@ _TRIM_KEY = re.compile(
     r"d[ée]place|mova|verplaats)\b", re.I)
 
 
-def _phrase_of(text: str) -> str:
-    """The canonical phrase of the command, rename or move ``text`` is as a whole, or ""."""
-    found = read_phrase(text)
+def _phrase_of(text: str, *, whole: bool = True) -> str:
+    """The canonical phrase of the command, rename or move ``text`` is (``whole``: as a
+    whole, no typo forgiven; else as the confident readers read a message), or ""."""
+    found = read_phrase(text) if whole else detect_command(text)
     if found is not None:
         return command_phrase(found)
-    request = read_structural_phrase(text)
+    request = read_structural_phrase(text) if whole else read_structural(text)
     return structural_phrase(request) if request is not None else ""
 
 
@@ -276,11 +277,7 @@ def _trimmable(words_: list[str]) -> bool:
 
 
 def _canonical(text: str) -> str:
-    found = detect_command(text)
-    if found is not None:
-        return command_phrase(found)
-    request = read_structural(text)
-    return structural_phrase(request) if request is not None else ""
+    return _phrase_of(text, whole=False)
 
 
 def _negated(found: list[Part]) -> bool:

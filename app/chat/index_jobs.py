@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...memory import CodeMemoryError, Source, source_label
@@ -44,20 +45,27 @@ def start_indexing(turn: Turn, *, notify: bool) -> str:
 
 def begin_indexing(turn: Turn, *, notify: bool, trigger: str = "request") -> IndexStart:
     """Index the configured repository in a thread, unless a run is going (chat and REST)."""
+    return _begin(turn, "index", "is already being indexed; progress appears as notifications.",
+                  lambda p, w, link: _index(p, w, link, notify, trigger), "index",
+                  lambda root: f"Indexing `{root}` started; I will report progress and the "
+                  "result here.")
+
+
+def _begin(turn: Turn, verb: str, busy: str, run: Callable[[Project, Workspace, UserLink], None],
+           thread: str, started: Callable[[str], str]) -> IndexStart:
+    """``run`` in a thread of this import, unless the project cannot be used or one of its
+    indexing runs is going (the answer says which)."""
     try:
         project = turn.workspace.project()
     except CodeMemoryError as err:
-        return IndexStart(False, f"Cannot index: {err}", error=True)
+        return IndexStart(False, f"Cannot {verb}: {err}", error=True)
     with _indexing_guard:
         if project.indexing:
-            return IndexStart(False, f"`{project.root}` is already being indexed; progress "
-                              "appears as notifications.")
+            return IndexStart(False, f"`{project.root}` {busy}")
         workspace, link = turn.workspace, turn.link
-        project.indexer = GENERATION.start_thread(
-            lambda: _index(project, workspace, link, notify, trigger),
-            name=f"codemem-index-{project.root}")
-    return IndexStart(True, f"Indexing `{project.root}` started; I will report progress and "
-                      "the result here.")
+        project.indexer = GENERATION.start_thread(lambda: run(project, workspace, link),
+                                                  name=f"codemem-{thread}-{project.root}")
+    return IndexStart(True, started(project.root))
 
 
 def _index(project: Project, workspace: Workspace, link: UserLink, notify: bool,
@@ -86,20 +94,12 @@ def begin_source_update(turn: Turn, source: Source, *, notify: bool,
                         trigger: str = "update-source") -> IndexStart:
     """Fetch and re-index one source in a thread (``update_source``), unless an indexing run
     or another update is going; ``GET .../index`` shows it as a run with this ``trigger``."""
-    try:
-        project = turn.workspace.project()
-    except CodeMemoryError as err:
-        return IndexStart(False, f"Cannot update: {err}", error=True)
-    with _indexing_guard:
-        if project.indexing:
-            return IndexStart(False, f"`{project.root}` is being indexed; say **update source "
-                              f"{source.name}** again when it is done.")
-        workspace, link = turn.workspace, turn.link
-        project.indexer = GENERATION.start_thread(
-            lambda: _update(project, workspace, link, source, notify, trigger),
-            name=f"codemem-update-{source.name}")
-    return IndexStart(True, f"Fetching `{source_label(source)}` again; I will report what "
-                      "changed here.")
+    return _begin(turn, "update", f"is being indexed; say **update source {source.name}** "
+                  "again when it is done.",
+                  lambda p, w, link: _update(p, w, link, source, notify, trigger),
+                  f"update-{source.name}",
+                  lambda _: f"Fetching `{source_label(source)}` again; I will report what "
+                  "changed here.")
 
 
 def _update(project: Project, workspace: Workspace, link: UserLink, source: Source,
