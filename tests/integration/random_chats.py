@@ -115,8 +115,29 @@ class ServedChats:
         cat.wait_ready()
         if len(self.cats) == 1:
             cat.toggle(PLUGIN_ID)
+        self._indexed(start=len(self.cats) == 1)
         self._log_seen = 0
         self.chat = {u: Chat(cat, u) for u in self.users}
+
+    def _indexed(self, *, start: bool, timeout: float = 300) -> None:
+        """Wait for the repository's index: the run started here (the plugin switched on at
+        run time runs no start-up pass), or the start-up pass of a restarted Cat (a request
+        meanwhile would find no index and ask for its file, as the words alone decide)."""
+        import httpx
+
+        base = f"{self.cat.base}/custom/code-memory"
+        token = httpx.post(f"{self.cat.base}/auth/token", timeout=60, json={
+            "username": "admin", "password": "admin"}).json()["access_token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        if start:
+            assert httpx.post(f"{base}/index", headers=auth, timeout=60).status_code == 202
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            run = httpx.get(f"{base}/index", headers=auth, timeout=60).json()
+            if run.get("finished") and not run.get("running"):
+                return
+            time.sleep(0.3)
+        raise AssertionError(f"the index was not ready in {timeout} s: {run}")
 
     def _closed_chats(self) -> None:
         for user, chat in self.chat.items():
