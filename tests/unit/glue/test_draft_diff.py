@@ -153,6 +153,6 @@ def test_an_all_digit_commit_prefix_names_its_commit_and_a_small_number_its_draf
 
     from codemem.app.drafting.history import _rollback_target
     project = SimpleNamespace(commits=commits)
-    assert _rollback_target(project, "t", head[:10]) == head[:10]
+    assert _rollback_target(project, "t", head[:10]) == head  # the full id of the draft
     assert _rollback_target(project, "t", "draft 1") == head
     assert _rollback_target(project, "t", "7") is None
