@@ -38,6 +38,7 @@ from .drafting.history import redo_draft as history_redo
 from .drafting.history import roll_back_draft as history_roll_back
 from .drafting.session import Session
 from .drafting.structural import propose_or_rename
+from .host.cat_cache import cache_folder, set_aside_unreadable
 from .host.cat_types import CatForm, CatHost, FormStates, StrayCat, UserMessage
 from .host.environment import PLUGIN_ID, missing_settings
 from .host.llm_port import turn_scope
@@ -222,6 +223,9 @@ def index_at_startup(cheshire_cat: CatHost) -> None:
     reading the settings runs in a thread (``chat.index_jobs``).
     """
     GENERATION.claim()
+    folder = cache_folder()
+    if folder is not None:  # before the Cat serves anyone: a torn file locks its user out
+        set_aside_unreadable(folder)
     workspace = Workspace.of(cheshire_cat, GENERATION.registry)
     index_in_background(Turn(_NoWorkingMemory(), workspace, UserLink(cheshire_cat)))
     follow_edits(workspace)

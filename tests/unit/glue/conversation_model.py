@@ -83,11 +83,14 @@ class ConversationModel:
         problems = self.driver.problems()
         assert problems == [], "\n".join(problems)
         assert "Revised:" not in answer or u.where == "proposed", f"{u.where}: {answer}"
-        assert "was interrupted" not in answer or u.where == "interrupted", \
+        assert "was interrupted" not in answer or "interrupted" in u.where, \
             f"{user} ({u.where}) was told of an interruption: {answer}"
+        resumed = answer.startswith("Drafting `")
+        if u.where == "maybe interrupted":  # asked to stop: it may have stopped before the event
+            u.where = "interrupted" if "was interrupted" in answer or resumed else "finished"
         if u.where == "interrupted":  # the first message after an event reports it
-            assert "was interrupted" in answer or answer.startswith("Drafting"), answer
-            u.where = "drafting" if answer.startswith("Drafting") else "finished"
+            assert "was interrupted" in answer or resumed, answer
+            u.where, u.runs = ("drafting", u.runs + 1) if resumed else ("finished", u.runs)
             return ""
         return answer
 
@@ -268,10 +271,12 @@ class ConversationModel:
 
     # -- plugin events -------------------------------------------------------------------------
     def plugin_event(self, kind: str) -> None:
+        """A loop held in its code generation is interrupted; one asked to stop may have
+        stopped before the event, in a Cat where time passes (its result then came)."""
         self.driver.event(kind)
         for u in self.users.values():
             if u.where in ("drafting", "stopping"):
-                u.where = "interrupted"
+                u.where = "interrupted" if u.where == "drafting" else "maybe interrupted"
 
     # -- after every step ----------------------------------------------------------------------
     def check(self) -> None:
