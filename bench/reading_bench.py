@@ -69,7 +69,7 @@ def messages() -> list[str]:
     claims = json.loads((DATA / "command_corpus.json").read_text(encoding="utf-8"))
     texts = [i["text"] for i in corpus["items"]] + claims["ordinary"]
     texts += [c["text"] for c in claims["commands"]]
-    texts += [text for _, _, text in variants(DEV_WRAPPINGS)]
+    texts += [text for _, _, text, _ in variants(DEV_WRAPPINGS)]
     return list(dict.fromkeys(texts))
 
 
