@@ -56,9 +56,11 @@ class Said(Generic[T]):
 
 
 def read_in_parts(text: str, read_part: Callable[[str], T | None],
-                  vocabulary: Vocabulary | None = None) -> Said[T] | None:
+                  vocabulary: Vocabulary | None = None,
+                  yields: Callable[[T], bool] | None = None) -> Said[T] | None:
     """The reading of ``text`` (see the module docstring); None when no part reads, or when
-    another part asks for a change of code."""
+    another part asks for a change of code. ``yields``: readings that give way to any other
+    part's reading (an "ok." before "cancel")."""
     found = _usable(parts(text or ""))
     if sum(len(p.clauses) for p in found if p.kind != "code") > MAX_CLAUSES:
         return None
@@ -69,6 +71,8 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
         hits = _hits(found, read_part, vocabulary)
     if not hits:
         return None
+    if yields is not None:
+        hits = [h for h in hits if not yields(h[0])] or hits
     if any(h[0] != hits[0][0] for h in hits):  # a whole sentence wins over a clause of one
         whole = [h for h in hits if h[1] == h[2].text]
         if whole and all(h[0] == whole[0][0] for h in whole):
@@ -78,7 +82,9 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
     others = tuple(c for p in found if p.kind != "code" for c in p.clauses
                    if id(p) not in read_in or c not in read_in[id(p)])
     asides = {c for p in found if p.kind == "aside" for c in p.clauses}
-    asks = [part_asks(c) for c in others]
+    relative = {c for p in found if not p.text.endswith("?") for c in p.clauses[1:]
+                if words(c)[:1] and words(c)[0] in _RELATIVES}
+    asks = [part_asks(c) if c not in relative else "" for c in others]
     if any(a == "change" and c not in asides for a, c in zip(asks, others, strict=True)):
         return None  # an aside asking for a change makes the reading unsure, not a request
     if holder.kind == "quoted" and any(p.holds and p.line == holder.line
@@ -105,6 +111,8 @@ def _hits(found: list[Part], read_part: Callable[[str], T | None],
     """``(reading, text read, part)`` of every part that reads, its longest run first."""
     out = []
     for part in found:
+        if vocabulary is not None and not _may_correct(vocabulary, part.whole or part.text):
+            continue  # no word of the part is one edit from the vocabulary's
         for text in _runs(part):
             if len(text) > MAX_CHARS:
                 continue
@@ -116,6 +124,13 @@ def _hits(found: list[Part], read_part: Callable[[str], T | None],
                 out.append((value, text, part))
                 break
     return out
+
+
+def _may_correct(vocabulary: Vocabulary, text: str) -> bool:
+    """Whether any word of ``text`` would be corrected in some run of it (every word as if
+    it opened the run)."""
+    plain = text.lower()
+    return vocabulary.correct(plain) != plain
 
 
 def _runs(part: Part) -> list[str]:
@@ -138,6 +153,14 @@ _CONTRAST = frozenset({"but", "except", "only", "though", "however", "ma", "pero
 _CONDITIONS = frozenset({"when", "whenever", "if", "once", "while", "as", "after", "before",
                          "since", "quando", "se", "wenn", "falls", "cuando", "si", "quand",
                          "als", "zodra"})
+#: Words that open a relative clause inside a sentence ("..., who wants the invoices by
+#: month, ..."): no question there unless the sentence asks one.
+_RELATIVES = frozenset({"who", "which", "whose", "whom", "where", "che", "cui", "der", "die",
+                        "das", "welche", "que", "quien", "qui", "dont", "waar", "wie"})
+#: Words that put a clause in a sequence ("first ..., then ..."): what follows them asks.
+_SEQUENCE = frozenset({"first", "firstly", "next", "then", "finally", "afterwards", "lastly",
+                       "secondly", "prima", "poi", "zuerst", "dann", "danach", "primero", "luego",
+                       "despues", "ensuite", "puis", "primeiro", "depois", "eerst", "daarna"})
 #: A modal, a desire or a causative: something should change ("it must raise ValueError").
 _WANTS = ("modal:", "desire:", "causative:", "described:")
 _SHORT_QUESTION = 3
@@ -153,6 +176,8 @@ def part_asks(text: str) -> str:
     if said.social or not said.core:
         return ""
     folded = words(said.core)
+    if len(folded) > 1 and folded[0] in _SEQUENCE:  # "first rename A to B": what follows
+        return part_asks(said.core.split(None, 1)[1])
     if not folded or (len(folded) == 1 and not said.question):
         return ""  # a label or an interjection ("log: https://...", "right")
     if folded[0] in _CONTRAST:

@@ -176,7 +176,15 @@ def chatter_closing(text: str) -> bool:
 def _chatter_closing(tokens: list[str], folded: list[str] | None = None) -> bool:
     words = _plain(tokens, folded)
     return bool(words) and words[0] not in CLAUSE_STARTS \
-        and not any(w.endswith("ing") for w in words)
+        and not any(w.endswith("ing") or w in _JOINERS or w in _OF for w in words)
+
+
+#: Words that join a second clause: a closing with one says more than chatter ("index and
+#: then redo").
+_JOINERS = frozenset({"and", "then", "but", "or", "plus", "also", "e", "poi", "und", "dann",
+                      "y", "luego", "et", "puis", "en", "dan"})
+#: "of" and its kin: a closing with one continues a noun ("the index page of the website").
+_OF = frozenset({"of", "di", "del", "della", "von", "vom", "des", "du", "de", "van"})
 
 
 def _social(text: str, reader: _Reader) -> Utterance:
