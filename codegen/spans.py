@@ -47,6 +47,9 @@ def shortest_span(text: str) -> Run[Reading] | None:
     if sum(len(p.clauses) for p in found) > MAX_CLAUSES:
         return None
     for part in found[:MAX_PARTS]:
+        if part.kind == "quoted" and any(p.holds and p.line == part.line and part_asks(p.text)
+                                         for p in found):
+            continue  # quoted text talked about: "does 'list sources' show pip packages?"
         runs: list[Run[Reading]] = [r for r in (command_run(part.text),
                                                 structural_run(part.text)) if r is not None]
         if runs:
@@ -63,9 +66,11 @@ def _usable(found: tuple[Part, ...]) -> list[Part]:
 def _leaves_it_alone(run: Run[Reading], part: Part, found: list[Part]) -> bool:
     """Whether nothing else in the message asks for a change of code (a clause that asks for
     one and holds no command's words: a code request)."""
-    around = [run.before, _after_join(run.after)]
-    around += [c for p in found if p is not part for c in p.clauses]
-    return not any(_asks_a_change(c) for text in around for c in _clauses(text))
+    beside = [run.before, _after_join(run.after)]
+    if any(_asks_a_change(c) for text in beside for c in _clauses(text)):
+        return False
+    return not any(_asks_a_change(c, elsewhere=True, continued=bool(i))
+                   for p in found if p is not part for i, c in enumerate(p.clauses))
 
 
 def _after_join(text: str) -> str:
@@ -83,5 +88,7 @@ def _clauses(text: str) -> list[str]:
     return [c for c in _SPLIT.split(text) if c and c.strip(" ,;:.!?-–—")]
 
 
-def _asks_a_change(clause: str) -> bool:
-    return part_asks(clause) == "change" and not _WORDS_OF_COMMANDS.search(clause)
+def _asks_a_change(clause: str, *, elsewhere: bool = False, continued: bool = False) -> bool:
+    """A clause that asks for a change and holds no command's words (``part_asks``)."""
+    return part_asks(clause, elsewhere=elsewhere, continued=continued) == "change" \
+        and not _WORDS_OF_COMMANDS.search(clause)

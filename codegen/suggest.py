@@ -155,8 +155,10 @@ _ROLL = re.compile(r"\b(?:roll(?:ed|ing)?\s*back|rollback|revert(?:ed)?|go(?:ing
 #: Where a second clause of one sentence starts ("roll back to draft 3 and then fix ...").
 _AND = re.compile(r"\s+(?:and\s+then|and|then|also|plus)\s+", re.I)
 _ONE_BACK = re.compile(r"\b(?:one|a|the\s+(?:previous|last))\s+draft\b", re.I)
-_DIFF = re.compile(r"\b(?:diffs?|changes|changed?|compare|difference|differences)\b", re.I)
-_HISTORY = re.compile(r"\bdrafts?\s+history\b|\bhistory\s+of\s+(?:the\s+|my\s+|all\s+)?drafts\b"
+_DIFF = re.compile(r"\b(?:diffs?|changes|changed?|compare|difference|differences|different)\b",
+                   re.I)
+_HISTORY = re.compile(r"\bdrafts?\s+history\b|\b(?:history|list)\s+of\s+(?:the\s+|my\s+|all\s+)?"
+                      r"drafts\b"
                       r"|\b(?:see|show|view|display|list)\s+(?:me\s+)?(?:the\s+|all\s+|my\s+)?"
                       r"drafts\b", re.I)
 #: Questions about a word or a command, never a command ("what is a rollback?").
@@ -172,14 +174,14 @@ _KIND = r"(?:(?:the\s+)?(?:function|method|class|def)\s+)?"
 _RENAMES = (
     re.compile(r"^renam\w*\s+" + _KIND + _NAME + r"\s+(?:to\s+be|to|into|as|->|→|=>|—>|-->)\s+"
                + _NAME + r"$", re.I),
-    re.compile(r"^" + _NAME + r"\s+(?:should|must|could|needs\s+to|has\s+to)\s+be\s+"
+    re.compile(r"^" + _NAME + r"\s+(?:should|must|could|ought\s+to|needs\s+to|has\s+to)\s+be\s+"
                r"(?:renamed|called)\s+(?:to\s+)?" + _NAME + r"$", re.I),
 )
 _MOVES = (
     re.compile(r"^move\s+" + _KIND + _NAME + r"\s+(?:over\s+to|over\s+into|into|to|in)\s+"
                r"(?:the\s+)?" + _PATH + r"(?:\s+(?:module|file))?$", re.I),
-    re.compile(r"^" + _NAME + r"\s+(?:should|must|needs\s+to|has\s+to)\s+(?:move|go|live|be\s+"
-               r"moved)\s+(?:to|in|into)\s+" + _PATH + r"$", re.I),
+    re.compile(r"^" + _NAME + r"\s+(?:(?:should|must|ought\s+to|needs\s+to|has\s+to)\s+(?:move|go|"
+               r"live|belong|be\s+moved)|belongs)\s+(?:to|in|into)\s+" + _PATH + r"$", re.I),
 )
 #: An opinion or a wish before a rename or a move ("I think we should ...", "we need to ...").
 _OPINION = re.compile(r"^(?:i\s+think\s+|maybe\s+|perhaps\s+)?(?:we|you|i)\s+(?:should|could|"
@@ -195,7 +197,7 @@ _WORDS_OF_COMMANDS = re.compile(
     r"rollback|revert|back|restore|redo|undo|renam\w*|move|index|reindex|status|sources?|"
     r"rinomina|benenne|renombra|renomme|renomei[ae]|hernoem|sposta|verschiebe|mueve|d[ée]place|"
     r"mova|verplaats|"
-    r"#\d+|\d+(?:st|nd|rd|th)|be\s+called|go|live)\b", re.I)
+    r"#\d+|\d+(?:st|nd|rd|th)|be\s+called|go|live|belongs?|different)\b", re.I)
 
 
 def _near_miss(text: str) -> str:

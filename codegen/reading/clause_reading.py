@@ -79,12 +79,11 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
             hits = whole
     value, said, holder = hits[0]
     read_in = {id(part): text for _, text, part in hits}
-    others = tuple(c for p in found if p.kind != "code" for c in p.clauses
-                   if id(p) not in read_in or c not in read_in[id(p)])
+    around = [(c, p, i) for p in found if p.kind != "code" for i, c in enumerate(p.clauses)
+              if id(p) not in read_in or c not in read_in[id(p)]]
+    others = tuple(c for c, _, _ in around)
     asides = {c for p in found if p.kind == "aside" for c in p.clauses}
-    relative = {c for p in found if not p.text.endswith("?") for c in p.clauses[1:]
-                if words(c)[:1] and words(c)[0] in _RELATIVES}
-    asks = [part_asks(c) if c not in relative else "" for c in others]
+    asks = [_asks_around(c, p, i, p is holder) for c, p, i in around]
     if any(a == "change" and c not in asides for a, c in zip(asks, others, strict=True)):
         return None  # an aside asking for a change makes the reading unsure, not a request
     if holder.kind == "quoted" and any(p.holds and p.line == holder.line
@@ -92,6 +91,18 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
         return None  # quoted text talked about: "what does 'redo' do?"
     agree = all(h[0] == value for h in hits)
     return Said(value, agree and not any(asks), said, others, corrected)
+
+
+def _asks_around(clause: str, part: Part, index: int, same: bool) -> str:
+    """What a clause beside the reading asks (``part_asks``): a relative clause inside a
+    sentence asks nothing ("..., who wants the invoices by month, ..."); in another sentence
+    than the reading's, a "but" contrasts with that sentence, not with the reading, and a
+    clause after the first one only asks with a verb as such ("I spent the morning on it,
+    rewrote the loop": no "rewrite")."""
+    opening = words(clause)[:1]
+    if index and opening and opening[0] in _RELATIVES and not part.text.endswith("?"):
+        return ""
+    return part_asks(clause, elsewhere=not same, continued=bool(index) and not same)
 
 
 def _usable(found: tuple[Part, ...]) -> list[Part]:
@@ -149,6 +160,10 @@ def _runs(part: Part) -> list[str]:
 #: Words that open a clause of contrast or condition: the clause changes what was said.
 _CONTRAST = frozenset({"but", "except", "only", "though", "however", "ma", "pero", "però",
                        "aber", "mais", "mas", "maar", "unless", "instead"})
+#: The contrasts that only join ("but now the build is red"): in another sentence than the
+#: reading's, what follows them decides.
+_BUT = frozenset({"but", "though", "however", "ma", "pero", "però", "aber", "mais", "mas",
+                  "maar"})
 #: Words that open a clause of time or condition: context, unless asked ("when ...?").
 _CONDITIONS = frozenset({"when", "whenever", "if", "once", "while", "as", "after", "before",
                          "since", "quando", "se", "wenn", "falls", "cuando", "si", "quand",
@@ -167,17 +182,20 @@ _SHORT_QUESTION = 3
 
 
 @lru_cache(maxsize=1024)
-def part_asks(text: str) -> str:
+def part_asks(text: str, *, elsewhere: bool = False, continued: bool = False) -> str:
     """What a part other than the one read asks: "change" (an imperative, a wish, a modal, a
     "but ..."), "question" (a question of more than three words), "other" (any other ask:
     "tell me ...", "could you ..."), or "" (nothing: greetings, thanks, emoji, context,
-    statements, tag questions such as "ok?" or "can you?")."""
+    statements, tag questions such as "ok?" or "can you?"). ``elsewhere``: the part is in
+    another sentence than the reading (a "but" there joins, what follows it decides);
+    ``continued``: it is not its sentence's first clause (only a verb as such is an
+    imperative there, never a word one typo from one: "rewrote")."""
     said = read_utterance(text)
     if said.social or not said.core:
         return ""
     folded = words(said.core)
-    if len(folded) > 1 and folded[0] in _SEQUENCE:  # "first rename A to B": what follows
-        return part_asks(said.core.split(None, 1)[1])
+    if len(folded) > 1 and (folded[0] in _SEQUENCE or (elsewhere and folded[0] in _BUT)):
+        return part_asks(said.core.split(None, 1)[1], elsewhere=elsewhere)
     if not folded or (len(folded) == 1 and not said.question):
         return ""  # a label or an interjection ("log: https://...", "right")
     if folded[0] in _CONTRAST:
@@ -186,6 +204,8 @@ def part_asks(text: str) -> str:
         return ""  # "[when you have a sec]", "(if that's ok)"
     sentence = read(said.marked + ("?" if said.question else ""), folded, asked=said.asked)
     verb = opening_verb(sentence)
+    if continued and verb and verb not in sentence.words:
+        verb = ""  # "rewrote the loop twice" after "I spent the morning on it"
     if verb and verb not in INFORMATION_VERBS and (verb in REQUEST_VERBS
                                                    or verb in IMPERATIVE_VERBS):
         return "change"  # "fix parse_date?" too

@@ -118,8 +118,8 @@ def _core_words(said: Utterance, *, whole: bool) -> str:
         if words in _CLOSINGS | _INTERJECTIONS:  # "ok already!": the reply was the wrapper
             removed = [_plain(piece) for piece in said.removed]
             words = next((r for r in removed if r in CONFIRM_WORDS | CANCEL_WORDS), words)
-    if said.question and words in APPLY_WORDS:
-        return "" if not whole else "apply?"
+    if said.question and not said.asked and words in APPLY_WORDS:
+        return "" if not whole else "apply?"  # "could you apply it?" asks for it
     return words
 
 

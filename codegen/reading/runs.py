@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from .utterance import chatter_closing, read_utterance
+from .utterance import SUBJECTS, chatter_closing, read_utterance
 from .utterance_words import CLAUSE_STARTS, NEGATIONS, QUESTION_WORDS
 
 __all__ = ["Run", "shortest_run", "unwrapped"]
@@ -127,7 +127,10 @@ def _free_before(tokens: list[str], i: int) -> str:
     k = i
     while k > 0 and not _closes(tokens[k - 1]) and tokens[k - 1] not in _DASHES:
         k -= 1
-    core = read_utterance(" ".join(tokens[k:i])).core.lower().replace(",", " ").split()
+    said = read_utterance(" ".join(tokens[k:i]))
+    if said.social:
+        return "edge"  # only wrapper words before it: "can you", "hey cat, please"
+    core = said.core.lower().replace(",", " ").split()
     if len(core) > MAX_LEAD or any(w in NOT_AN_ORDER for w in core):
         return ""
     if core and core[0] in QUESTION_WORDS:
@@ -151,7 +154,10 @@ def _free_after(tokens: list[str], end: int) -> str:
         return ""
     if any(t.lower().strip(",;:.!?") in NOT_AN_ORDER for t in tail):
         return ""
-    return "tail" if chatter_closing(" ".join(tail).rstrip(",;:.!?")) else ""
+    plain = [t.rstrip(",;:.!?") for t in tail]
+    if plain[0].lower() in SUBJECTS:  # "list the sources we added": asked, never read
+        plain = plain[1:]
+    return "tail" if not plain or chatter_closing(" ".join(plain)) else ""
 
 
 def _closes(token: str) -> bool:
