@@ -53,7 +53,7 @@ def shortest_span(text: str) -> Run[Reading] | None:
         runs: list[Run[Reading]] = [r for r in (command_run(part.text),
                                                 structural_run(part.text)) if r is not None]
         if runs:
-            run = min(runs, key=lambda r: len(r.text.split()))
+            run = min(runs, key=lambda r: len(r.before))  # the first said
             return run if _leaves_it_alone(run, part, found) else None
     return None
 

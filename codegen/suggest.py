@@ -33,6 +33,7 @@ from .reading.commands import (
     VOCABULARY,
     Command,
     Found,
+    command_run,
     detect_command,
     draft_conflict,
     draft_numbers,
@@ -235,8 +236,9 @@ def _span_phrase(text: str) -> str:
     if isinstance(span.value, Found):
         found: Found = span.value
         named = set(draft_numbers(text)) - set(re.findall(r"\d+", found.argument))
+        beside = any(command_run(words_) for words_ in (span.before, span.after) if words_)
         if found.command in (Command.ROLL_BACK, Command.DIFF) and not found.argument \
-                and len(named) == 1:
+                and len(named) == 1 and not beside:  # never another command's draft
             found = Found(found.command, named.pop(), found.explicit)
         return command_phrase(found)
     return structural_phrase(span.value)

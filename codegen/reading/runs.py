@@ -20,7 +20,7 @@ takes the first run that reads and stands as a clause of its own:
 
 Runs standing between two clause edges come first, then those after a lead, then those before
 a tail ("update source rich before lunch" is the source's update, not "update source" with a
-tail), each shortest first.
+tail); of one rank, the first in the part, and from one start the shortest.
 
 What the other words ask is the caller's to judge (``codegen.spans``). Bounded: a part of at
 most ``MAX_TOKENS`` words, runs of at most ``MAX_RUN`` words. Pure; no I/O.
@@ -88,8 +88,8 @@ def shortest_run(text: str, read: Callable[[str], T | None],
             after = _free_after(tokens, end) if before else ""
             if after and not (before == "lead" and after == "tail"):
                 rank = (before == "lead") + 2 * (after == "tail")
-                candidates.append((rank, end - i, i, end))
-    for _, _, i, end in sorted(candidates):
+                candidates.append((rank, i, end))
+    for _, i, end in sorted(candidates):
         run = unwrapped(" ".join(tokens[i:end]))
         value = read(run) if run else None
         if value is not None:

@@ -69,7 +69,12 @@ def test_runs_between_two_edges_come_before_runs_with_a_tail():
     assert run is not None and run.value == Found(Command.UPDATE_SOURCE, "rich")
 
 
-def test_shortest_first_among_runs_of_one_rank():
+def test_of_one_rank_the_first_run_of_the_part():
+    run = command_run("roll back to draft 3 and then show the diff")
+    assert run is not None and run.value == Found(Command.ROLL_BACK, "3")
+
+
+def test_shortest_first_from_one_start():
     seen: list[str] = []
 
     def read(run: str) -> str | None:
