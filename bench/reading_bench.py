@@ -23,14 +23,17 @@ import sysconfig
 import time
 from pathlib import Path
 
+from ..codegen.reading import commands, replies
 from ..codegen.reading.clause_reading import part_asks
 from ..codegen.reading.clauses import parts
-from ..codegen.reading.commands import detect_command, read_command
+from ..codegen.reading.commands import command_run, detect_command, read_command
 from ..codegen.reading.intent import KnownNames, detect_intent
 from ..codegen.reading.replies import classify_reply, is_apply, is_resume
-from ..codegen.reading.typos import _corrected
+from ..codegen.reading.typed import plain_typed
+from ..codegen.reading.typos import _corrected, _fixed
 from ..codegen.reading.utterance import _spans, read_utterance
-from ..codegen.refactor.request import read_structural, structural_reading
+from ..codegen.refactor import request
+from ..codegen.refactor.request import read_structural, structural_reading, structural_run
 from ..codegen.suggest import suggest_command
 from ..tests.unit.codegen.wrapping_dev import DEV_WRAPPINGS
 from .wrapping_bench import variants
@@ -69,13 +72,14 @@ def messages() -> list[str]:
     claims = json.loads((DATA / "command_corpus.json").read_text(encoding="utf-8"))
     texts = [i["text"] for i in corpus["items"]] + claims["ordinary"]
     texts += [c["text"] for c in claims["commands"]]
-    texts += [text for _, _, text in variants(DEV_WRAPPINGS)]
+    texts += [text for _, _, text, _ in variants(DEV_WRAPPINGS)]
     return list(dict.fromkeys(texts))
 
 
 def _clear() -> None:
     for cached in (read_utterance, parts, part_asks, read_command, structural_reading, _spans,
-                   _corrected):
+                   _corrected, plain_typed, command_run, structural_run, commands._may_start,
+                   request._may_start, replies._plain_words, _fixed):
         cached.cache_clear()
 
 

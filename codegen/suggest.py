@@ -33,11 +33,11 @@ from .reading.commands import (
     VOCABULARY,
     Command,
     Found,
+    command_run,
     detect_command,
     draft_conflict,
     draft_numbers,
     read_command,
-    read_phrase,
 )
 from .reading.signals import opening_verb, read
 from .reading.text import words
@@ -46,13 +46,8 @@ from .reading.utterance import read_utterance
 from .reading.utterance_words import NEGATIONS
 from .reading.words import REQUEST_VERBS
 from .refactor.request import VOCABULARY as STRUCTURAL_WORDS
-from .refactor.request import (
-    MoveRequest,
-    RenameRequest,
-    read_structural,
-    read_structural_phrase,
-    structural_reading,
-)
+from .refactor.request import MoveRequest, RenameRequest, read_structural, structural_reading
+from .spans import shortest_span
 
 __all__ = ["Suggestion", "command_phrase", "structural_phrase", "suggest_command"]
 
@@ -161,8 +156,10 @@ _ROLL = re.compile(r"\b(?:roll(?:ed|ing)?\s*back|rollback|revert(?:ed)?|go(?:ing
 #: Where a second clause of one sentence starts ("roll back to draft 3 and then fix ...").
 _AND = re.compile(r"\s+(?:and\s+then|and|then|also|plus)\s+", re.I)
 _ONE_BACK = re.compile(r"\b(?:one|a|the\s+(?:previous|last))\s+draft\b", re.I)
-_DIFF = re.compile(r"\b(?:diffs?|changes|changed?|compare|difference|differences)\b", re.I)
-_HISTORY = re.compile(r"\bdrafts?\s+history\b|\bhistory\s+of\s+(?:the\s+|my\s+|all\s+)?drafts\b"
+_DIFF = re.compile(r"\b(?:diffs?|changes|changed?|compare|difference|differences|different)\b",
+                   re.I)
+_HISTORY = re.compile(r"\bdrafts?\s+history\b|\b(?:history|list)\s+of\s+(?:the\s+|my\s+|all\s+)?"
+                      r"drafts\b"
                       r"|\b(?:see|show|view|display|list)\s+(?:me\s+)?(?:the\s+|all\s+|my\s+)?"
                       r"drafts\b", re.I)
 #: Questions about a word or a command, never a command ("what is a rollback?").
@@ -178,14 +175,14 @@ _KIND = r"(?:(?:the\s+)?(?:function|method|class|def)\s+)?"
 _RENAMES = (
     re.compile(r"^renam\w*\s+" + _KIND + _NAME + r"\s+(?:to\s+be|to|into|as|->|→|=>|—>|-->)\s+"
                + _NAME + r"$", re.I),
-    re.compile(r"^" + _NAME + r"\s+(?:should|must|could|needs\s+to|has\s+to)\s+be\s+"
+    re.compile(r"^" + _NAME + r"\s+(?:should|must|could|ought\s+to|needs\s+to|has\s+to)\s+be\s+"
                r"(?:renamed|called)\s+(?:to\s+)?" + _NAME + r"$", re.I),
 )
 _MOVES = (
     re.compile(r"^move\s+" + _KIND + _NAME + r"\s+(?:over\s+to|over\s+into|into|to|in)\s+"
                r"(?:the\s+)?" + _PATH + r"(?:\s+(?:module|file))?$", re.I),
-    re.compile(r"^" + _NAME + r"\s+(?:should|must|needs\s+to|has\s+to)\s+(?:move|go|live|be\s+"
-               r"moved)\s+(?:to|in|into)\s+" + _PATH + r"$", re.I),
+    re.compile(r"^" + _NAME + r"\s+(?:(?:should|must|ought\s+to|needs\s+to|has\s+to)\s+(?:move|go|"
+               r"live|belong|be\s+moved)|belongs)\s+(?:to|in|into)\s+" + _PATH + r"$", re.I),
 )
 #: An opinion or a wish before a rename or a move ("I think we should ...", "we need to ...").
 _OPINION = re.compile(r"^(?:i\s+think\s+|maybe\s+|perhaps\s+)?(?:we|you|i)\s+(?:should|could|"
@@ -201,7 +198,7 @@ _WORDS_OF_COMMANDS = re.compile(
     r"rollback|revert|back|restore|redo|undo|renam\w*|move|index|reindex|status|sources?|"
     r"rinomina|benenne|renombra|renomme|renomei[ae]|hernoem|sposta|verschiebe|mueve|d[ée]place|"
     r"mova|verplaats|"
-    r"#\d+|\d+(?:st|nd|rd|th)|be\s+called|go|live)\b", re.I)
+    r"#\d+|\d+(?:st|nd|rd|th)|be\s+called|go|live|belongs?|different)\b", re.I)
 
 
 def _near_miss(text: str) -> str:
@@ -215,69 +212,44 @@ def _near_miss(text: str) -> str:
         return ""
     if spoken != text and (detect_command(spoken) or read_structural(spoken)):
         return _canonical(spoken)  # "add source pip colon httpx"
-    if _is_request_or_about(text) or _negated(found) or any(
+    if _about(text) or _negated(found):
+        return ""
+    if not _is_request(text) and not any(
             part_asks(c) == "change" and not _WORDS_OF_COMMANDS.search(c)
             for p in found for c in (*p.clauses, *_AND.split(p.text)[1:])):
-        return ""  # a code request ("roll back to draft 2. also make it async")
-    if loose != text and (detect_command(loose) or read_structural(loose)):
-        return _canonical(loose)
-    return _draft_shape(text) or _structural_shape(text) or _trimmed(found)
+        if loose != text and (detect_command(loose) or read_structural(loose)):
+            return _canonical(loose)
+        shape = _draft_shape(text) or _structural_shape(text)
+        if shape:
+            return shape
+    return _span_phrase(text)  # its own guard: nothing around the run asks for a change
 
 
-#: Words that may never be trimmed away: they turn a command into something else ("don't
-#: roll back", "how to index my repository", "... and make it async").
-_KEEP = frozenset({"don't", "dont", "not", "never", "no", "how", "what", "why", "when",
-                   "where", "which", "who", "should", "shouldn't", "can't", "cannot", "and",
-                   "but", "or", "then", "also", "if", "unless", "without", "except"})
-_TRIM = 3
-
-
-def _trimmed(found: list[Part]) -> str:
-    """A command, rename or move that one part says with up to three words of its own
-    around it the readers do not know ("omg roll back to draft 5", "remove source docs
-    already"): never a negation, a question word or a clause trimmed away."""
-    for part in found[:_TRIM_PARTS]:
-        if not _TRIM_KEY.search(part.text):
-            continue
-        tokens = part.text.split()
-        for i in range(_TRIM + 1):
-            for j in range(_TRIM + 1):
-                if (i or j) and i + j < len(tokens) and _trimmable(tokens[:i] + tokens[
-                        len(tokens) - j:]):
-                    phrase = _phrase_of(" ".join(tokens[i:len(tokens) - j]))
-                    if phrase:
-                        return phrase
-    return ""
-
-
-#: The verbs of the commands, renames and moves: a part without one is never trimmed.
-_TRIM_KEY = re.compile(
-    r"\b(?:roll|rollback|revert|redo|undo|restore|diff|compare|changed|show|list|display|index|"
-    r"reindex|scan|refresh|update|rebuild|add|remove|delete|drop|pull|status|back|rename|move|"
-    r"rinomina|benenne|renombra|renomme|renomei[ae]|hernoem|sposta|verschiebe|mueve|"
-    r"d[ée]place|mova|verplaats)\b", re.I)
-
-
-def _phrase_of(text: str, *, whole: bool = True) -> str:
-    """The canonical phrase of the command, rename or move ``text`` is (``whole``: as a
-    whole, no typo forgiven; else as the confident readers read a message), or ""."""
-    found = read_phrase(text) if whole else detect_command(text)
-    if found is not None:
+def _span_phrase(text: str) -> str:
+    """The canonical phrase of the shortest run of the message that reads as a command,
+    rename or move on its own (``spans``); a roll-back or a diff that names no draft takes
+    the one the rest of the message names ("draft 4 had fewer changes. Giulia thinks we
+    should roll back")."""
+    span = shortest_span(text)
+    if span is None:
+        return ""
+    if isinstance(span.value, Found):
+        found: Found = span.value
+        named = set(draft_numbers(text)) - set(re.findall(r"\d+", found.argument))
+        beside = any(command_run(words_) for words_ in (span.before, span.after) if words_)
+        if found.command in (Command.ROLL_BACK, Command.DIFF) and not found.argument \
+                and len(named) == 1 and not beside:  # never another command's draft
+            found = Found(found.command, named.pop(), found.explicit)
         return command_phrase(found)
-    request = read_structural_phrase(text) if whole else read_structural(text)
-    return structural_phrase(request) if request is not None else ""
-
-
-_TRIM_PARTS = 4
-
-
-def _trimmable(words_: list[str]) -> bool:
-    plain = [w.lower().strip(".,;:!?()") for w in words_]
-    return not any(w in _KEEP or not w.isalpha() for w in plain if w)
+    return structural_phrase(span.value)
 
 
 def _canonical(text: str) -> str:
-    return _phrase_of(text, whole=False)
+    found = detect_command(text)
+    if found is not None:
+        return command_phrase(found)
+    request = read_structural(text)
+    return structural_phrase(request) if request is not None else ""
 
 
 def _negated(found: list[Part]) -> bool:
@@ -285,15 +257,19 @@ def _negated(found: list[Part]) -> bool:
     return any(w in NEGATIONS for p in found for w in words(read_utterance(p.text).core)[:2])
 
 
-def _is_request_or_about(text: str) -> bool:
-    """A code request (its first part opens with a verb of another change: "write a test
-    that rolls back ...") or a question about a word or command ("what is a rollback?")."""
+def _about(text: str) -> bool:
+    """A question about a word or a command ("what is a rollback?")."""
+    found = parts(text)
+    return not found or bool(_ABOUT.match(read_utterance(found[0].text).core))
+
+
+def _is_request(text: str) -> bool:
+    """A code request: its first part opens with a verb of another change ("write a test
+    that rolls back ...")."""
     found = parts(text)
     if not found:
         return True
     said = read_utterance(found[0].text)
-    if _ABOUT.match(said.core):
-        return True
     folded = words(said.core)
     if not folded:
         return False

@@ -56,9 +56,11 @@ class Said(Generic[T]):
 
 
 def read_in_parts(text: str, read_part: Callable[[str], T | None],
-                  vocabulary: Vocabulary | None = None) -> Said[T] | None:
+                  vocabulary: Vocabulary | None = None,
+                  yields: Callable[[T], bool] | None = None) -> Said[T] | None:
     """The reading of ``text`` (see the module docstring); None when no part reads, or when
-    another part asks for a change of code."""
+    another part asks for a change of code. ``yields``: readings that give way to any other
+    part's reading (an "ok." before "cancel")."""
     found = _usable(parts(text or ""))
     if sum(len(p.clauses) for p in found if p.kind != "code") > MAX_CLAUSES:
         return None
@@ -69,16 +71,19 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
         hits = _hits(found, read_part, vocabulary)
     if not hits:
         return None
+    if yields is not None:
+        hits = [h for h in hits if not yields(h[0])] or hits
     if any(h[0] != hits[0][0] for h in hits):  # a whole sentence wins over a clause of one
         whole = [h for h in hits if h[1] == h[2].text]
         if whole and all(h[0] == whole[0][0] for h in whole):
             hits = whole
     value, said, holder = hits[0]
     read_in = {id(part): text for _, text, part in hits}
-    others = tuple(c for p in found if p.kind != "code" for c in p.clauses
-                   if id(p) not in read_in or c not in read_in[id(p)])
+    around = [(c, p, i) for p in found if p.kind != "code" for i, c in enumerate(p.clauses)
+              if id(p) not in read_in or c not in read_in[id(p)]]
+    others = tuple(c for c, _, _ in around)
     asides = {c for p in found if p.kind == "aside" for c in p.clauses}
-    asks = [part_asks(c) for c in others]
+    asks = [_asks_around(c, p, i, p is holder) for c, p, i in around]
     if any(a == "change" and c not in asides for a, c in zip(asks, others, strict=True)):
         return None  # an aside asking for a change makes the reading unsure, not a request
     if holder.kind == "quoted" and any(p.holds and p.line == holder.line
@@ -86,6 +91,18 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
         return None  # quoted text talked about: "what does 'redo' do?"
     agree = all(h[0] == value for h in hits)
     return Said(value, agree and not any(asks), said, others, corrected)
+
+
+def _asks_around(clause: str, part: Part, index: int, same: bool) -> str:
+    """What a clause beside the reading asks (``part_asks``): a relative clause inside a
+    sentence asks nothing ("..., who wants the invoices by month, ..."); in another sentence
+    than the reading's, a "but" contrasts with that sentence, not with the reading, and a
+    clause after the first one only asks with a verb as such ("I spent the morning on it,
+    rewrote the loop": no "rewrite")."""
+    opening = words(clause)[:1]
+    if index and opening and opening[0] in _RELATIVES and not part.text.endswith("?"):
+        return ""
+    return part_asks(clause, elsewhere=not same, continued=bool(index) and not same)
 
 
 def _usable(found: tuple[Part, ...]) -> list[Part]:
@@ -105,6 +122,8 @@ def _hits(found: list[Part], read_part: Callable[[str], T | None],
     """``(reading, text read, part)`` of every part that reads, its longest run first."""
     out = []
     for part in found:
+        if vocabulary is not None and not _may_correct(vocabulary, part.whole or part.text):
+            continue  # no word of the part is one edit from the vocabulary's
         for text in _runs(part):
             if len(text) > MAX_CHARS:
                 continue
@@ -116,6 +135,13 @@ def _hits(found: list[Part], read_part: Callable[[str], T | None],
                 out.append((value, text, part))
                 break
     return out
+
+
+def _may_correct(vocabulary: Vocabulary, text: str) -> bool:
+    """Whether any word of ``text`` would be corrected in some run of it (every word as if
+    it opened the run)."""
+    plain = text.lower()
+    return vocabulary.correct(plain) != plain
 
 
 def _runs(part: Part) -> list[str]:
@@ -134,25 +160,42 @@ def _runs(part: Part) -> list[str]:
 #: Words that open a clause of contrast or condition: the clause changes what was said.
 _CONTRAST = frozenset({"but", "except", "only", "though", "however", "ma", "pero", "però",
                        "aber", "mais", "mas", "maar", "unless", "instead"})
+#: The contrasts that only join ("but now the build is red"): in another sentence than the
+#: reading's, what follows them decides.
+_BUT = frozenset({"but", "though", "however", "ma", "pero", "però", "aber", "mais", "mas",
+                  "maar"})
 #: Words that open a clause of time or condition: context, unless asked ("when ...?").
 _CONDITIONS = frozenset({"when", "whenever", "if", "once", "while", "as", "after", "before",
                          "since", "quando", "se", "wenn", "falls", "cuando", "si", "quand",
                          "als", "zodra"})
+#: Words that open a relative clause inside a sentence ("..., who wants the invoices by
+#: month, ..."): no question there unless the sentence asks one.
+_RELATIVES = frozenset({"who", "which", "whose", "whom", "where", "che", "cui", "der", "die",
+                        "das", "welche", "que", "quien", "qui", "dont", "waar", "wie"})
+#: Words that put a clause in a sequence ("first ..., then ..."): what follows them asks.
+_SEQUENCE = frozenset({"first", "firstly", "next", "then", "finally", "afterwards", "lastly",
+                       "secondly", "prima", "poi", "zuerst", "dann", "danach", "primero", "luego",
+                       "despues", "ensuite", "puis", "primeiro", "depois", "eerst", "daarna"})
 #: A modal, a desire or a causative: something should change ("it must raise ValueError").
 _WANTS = ("modal:", "desire:", "causative:", "described:")
 _SHORT_QUESTION = 3
 
 
 @lru_cache(maxsize=1024)
-def part_asks(text: str) -> str:
+def part_asks(text: str, *, elsewhere: bool = False, continued: bool = False) -> str:
     """What a part other than the one read asks: "change" (an imperative, a wish, a modal, a
     "but ..."), "question" (a question of more than three words), "other" (any other ask:
     "tell me ...", "could you ..."), or "" (nothing: greetings, thanks, emoji, context,
-    statements, tag questions such as "ok?" or "can you?")."""
+    statements, tag questions such as "ok?" or "can you?"). ``elsewhere``: the part is in
+    another sentence than the reading (a "but" there joins, what follows it decides);
+    ``continued``: it is not its sentence's first clause (only a verb as such is an
+    imperative there, never a word one typo from one: "rewrote")."""
     said = read_utterance(text)
     if said.social or not said.core:
         return ""
     folded = words(said.core)
+    if len(folded) > 1 and (folded[0] in _SEQUENCE or (elsewhere and folded[0] in _BUT)):
+        return part_asks(said.core.split(None, 1)[1], elsewhere=elsewhere)
     if not folded or (len(folded) == 1 and not said.question):
         return ""  # a label or an interjection ("log: https://...", "right")
     if folded[0] in _CONTRAST:
@@ -161,6 +204,8 @@ def part_asks(text: str) -> str:
         return ""  # "[when you have a sec]", "(if that's ok)"
     sentence = read(said.marked + ("?" if said.question else ""), folded, asked=said.asked)
     verb = opening_verb(sentence)
+    if continued and verb and verb not in sentence.words:
+        verb = ""  # "rewrote the loop twice" after "I spent the morning on it"
     if verb and verb not in INFORMATION_VERBS and (verb in REQUEST_VERBS
                                                    or verb in IMPERATIVE_VERBS):
         return "change"  # "fix parse_date?" too

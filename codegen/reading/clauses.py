@@ -18,7 +18,10 @@ a signature, a URL, line breaks. ``parts`` splits a message into what it is made
   dashes before a space).
 
 A part keeps its text as typed (backticks of names, paths and URLs intact: a dot or a colon
-inside a token never splits). Pure functions; no I/O.
+inside a token never splits), once the ways of typing that change nothing are undone outside
+code fences (``typed``: invisible characters, odd spaces, emoji between words, Markdown links
+and emphasis, dictated and glued punctuation, held-down letters of wrapper words). Pure
+functions; no I/O.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .pasted import pasted_line
+from .typed import plain_typed
 
 __all__ = ["Part", "parts"]
 
@@ -83,7 +87,7 @@ def parts(text: str) -> tuple[Part, ...]:
     """The parts of ``text`` in order (see the module docstring)."""
     out: list[Part] = []
     body = _FENCE.sub(lambda m: _fenced(m, out), (text or "").replace("\r\n", "\n"))
-    body = _INLINE_FENCE.sub(lambda m: _fenced(m, out), body)
+    body = plain_typed(_INLINE_FENCE.sub(lambda m: _fenced(m, out), body))
     signed = False
     for number, raw in enumerate(body.split("\n"), start=len(out) + 1):
         line = raw.strip()
@@ -115,7 +119,7 @@ def _line_parts(line: str, number: int, kind: str) -> list[Part]:
     quoted: list[Part] = []
     spans: list[str] = []
     line = _QUOTED.sub(lambda m: _held(m, quoted, spans, number), line)
-    line = _TAG.sub(" ", _MENTION.sub(" ", line))
+    line = _ORPHAN_MARK.sub(r"\1", _TAG.sub(" ", _MENTION.sub(" ", line)))
     sentences = [s.strip() for s in _SENTENCE_END.split(line) if s.strip()]
     found = [_part(s, kind, number, spans) for s in sentences]
     return found + quoted + extra
@@ -137,6 +141,9 @@ def _taken(match: re.Match[str], into: list[Part], number: int, kind: str) -> st
 
 
 _PLACEHOLDER = re.compile("\u0001(\\d+)\u0001")
+#: A clause mark left alone where an aside, a mention or a tag was taken out ("sam (09:12):
+#: redo"): it closes the word before.
+_ORPHAN_MARK = re.compile(r"(?<=\w)\s+([,;:](?=\s|$))")
 
 
 def _part(sentence: str, kind: str, line: int, spans: list[str] | None = None) -> Part:

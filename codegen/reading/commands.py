@@ -30,6 +30,7 @@ from enum import Enum
 from functools import lru_cache
 
 from .clause_reading import Said, read_in_parts
+from .runs import Run, shortest_run
 from .typos import Vocabulary, said_numbers
 from .utterance import chatter_closing, read_utterance, spans
 from .utterance_words import CLAUSE_STARTS
@@ -71,7 +72,8 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
         (Command.INDEX, r"(?:re-?index|index|scan|refresh|update|rebuild)\s+" + _CODE
          + r"(?:\s+index)?"),
         (Command.INDEX, r"(?:update|refresh|rebuild|redo)\s+(?:the\s+)?(?:code\s+)?index"),
-        (Command.STATUS, r"(?:show\s+)?(?:the\s+)?code\s+(?:working\s+)?memory\s+status"),
+        (Command.STATUS, r"(?:(?:show(?:\s+me)?|what(?:'s| is))\s+)?(?:the\s+|my\s+|your\s+)?"
+         r"code\s+(?:working\s+)?memory\s+status"),
         (Command.STATUS, r"(?:what(?:'s| is)\s+)?(?:the\s+)?status\s+of\s+(?:the\s+)?code\s+"
          r"(?:working\s+)?memory"),
         (Command.HISTORY, r"(?:show|list|display)\s+(?:me\s+)?(?:the\s+)?(?:draft\s+history|"
@@ -105,8 +107,8 @@ _SOURCE_VERBS = {"add": Command.ADD_SOURCE, "remove": Command.REMOVE_SOURCE,
                  "update": Command.UPDATE_SOURCE, "refresh": Command.UPDATE_SOURCE,
                  "pull": Command.UPDATE_SOURCE, "refetch": Command.UPDATE_SOURCE,
                  "re-fetch": Command.UPDATE_SOURCE}
-_LIST = re.compile(r"^\s*(?:list|show)\s+(?:the\s+|my\s+|all\s+)?(?:associative\s+)?sources"
-                   r"\s*[?.!]?\s*$", re.I)
+_LIST = re.compile(r"^\s*(?:list|show)\s+(?:(?:all\s+)?(?:the|my)\s+|all\s+)?"
+                   r"(?:associative\s+)?sources\s*[?.!]?\s*$", re.I)
 
 #: The plugin's own things, named as such.
 _EXPLICIT = re.compile(r"\b(?:code\s*base|code|repo(?:sitory)?|associative)\b", re.I)
@@ -133,11 +135,55 @@ VOCABULARY = Vocabulary("""
 
 def detect_command(text: str) -> Found | None:
     """The plugin command the message asks for with confidence, or ``None`` (see the module
-    docstring; ``Found.explicit``: whether it names the plugin's things)."""
+    docstring; ``Found.explicit``: whether it names the plugin's things). Another command in
+    another part ("first roll back to draft 2, then show the diff") makes it unsure: never
+    half of what was asked done."""
     said = read_command(text)
-    if said is None or not said.confident or draft_conflict(said):
+    if said is None or not said.confident or draft_conflict(said) \
+            or another_command(said.value, said.others):
         return None
     return said.value
+
+
+def another_command(reading: object, others: tuple[str, ...]) -> bool:
+    """Whether another part of the message (``others``) holds a command of its own
+    (``runs``) other than ``reading``."""
+    return any(run is not None and run.value != reading for run in map(command_run, others))
+
+
+def cut_holds_command(core: str, kept: str) -> bool:
+    """Whether the words of ``core`` around ``kept`` (a span of it) hold a command."""
+    before, _, after = core.partition(kept)
+    return any(command_run(side) is not None for side in (before, after) if side.strip())
+
+
+#: The words a command can start with (``runs``).
+STARTS = frozenset("""
+    show list display roll rollback revert go undo redo restore diff compare give what index
+    reindex re-index scan refresh update rebuild add remove delete drop pull refetch re-fetch
+    code
+""".split())
+
+
+@lru_cache(maxsize=1024)
+def command_run(text: str) -> Run[Found] | None:
+    """The shortest run of ``text`` (one part of a message) that is a command on its own
+    (``runs.shortest_run``), one typo per word forgiven."""
+    return shortest_run(text, _phrase_or_typo, _may_start)
+
+
+def _phrase_or_typo(run: str) -> Found | None:
+    """A run read whole: its chatter is the run's to judge (``runs``: a lead or a tail)."""
+    found = _read_one(run, chatter=False)
+    if found is None:
+        corrected = VOCABULARY.correct(run)
+        found = _read_one(corrected, chatter=False) if corrected != run else None
+    return found
+
+
+@lru_cache(maxsize=2048)
+def _may_start(word: str) -> bool:
+    return word in STARTS or VOCABULARY.correct(word) in STARTS
 
 
 @lru_cache(maxsize=256)
@@ -161,22 +207,26 @@ def read_phrase(text: str) -> Found | None:
     return _read_one(text)
 
 
-def _read_one(text: str) -> Found | None:
-    """The command ``text`` (one part of a message) is, as a whole."""
+def _read_one(text: str, *, chatter: bool = True) -> Found | None:
+    """The command ``text`` (one part of a message) is, as a whole; ``chatter``: with
+    unknown chatter around its core phrase too (``utterance.spans``)."""
     if not _KEY.search(text):
         return None
     said = read_utterance(said_numbers(text))
     if said.escape or said.social:
         return None
-    for message in spans(said, marked=True):
+    marked = spans(said, marked=True) if chatter else [said.marked]
+    for message in marked:
         found = _source_command(message) if said.marked.endswith(message) else None
         if found is not None:  # a source's argument decides its own end (never "pip")
             return found
-    if any(_SOURCE_SHAPE.match(m) for m in spans(said, marked=True)):
+    if any(_SOURCE_SHAPE.match(m) for m in marked):
         return None  # "update source httpx, right" is no "update source" (the index)
     if not said.core or len(said.core) > 80:
         return None
-    for message in spans(said):  # the core phrase, then without unknown chatter around it
+    for message in spans(said) if chatter else [said.core]:  # then without chatter around
+        if message != said.core and cut_holds_command(said.core, message):
+            continue  # "redo, list sources": the chatter is another command
         if _LIST.match(message):
             return Found(Command.LIST_SOURCES, "",
                          names_plugin_things(Command.LIST_SOURCES, message))
@@ -223,10 +273,11 @@ def _argument(match: re.Match[str]) -> str:
     changed since draft 1") or "1..3" ("diff draft 1 and 3")."""
     groups = {k: " ".join(v.split()) for k, v in match.groupdict().items() if v}
     if "since" in groups:
-        return f"since {groups['since']}"
+        return f"since {groups['since'].lower()}"
     if "old" in groups:
         return f"{groups['old']}..{groups['new']}"
-    return groups.get("arg", "")
+    arg = groups.get("arg", "")
+    return arg if arg.isdigit() else arg.lower()  # "THE START" is the start
 
 
 def names_plugin_things(command: Command, message: str) -> bool:

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from functools import lru_cache
 
 from .clause_reading import read_in_parts
 from .intent import Detection, Intent
 from .text import BACKTICK_RE, CALL_RE, PATH_RE, code_shaped
 from .typos import Vocabulary
 from .utterance import Utterance, read_utterance
+from .utterance_words import FILLERS
 
 CONFIRM_WORDS = frozenset({
     "go", "yes", "y", "ok", "okay", "confirm", "confirmed", "start", "proceed", "do it",
@@ -54,24 +56,35 @@ def _plain(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s']", " ", text.lower()).split())
 
 
+@lru_cache(maxsize=256)
 def _plain_words(text: str) -> str:
     """The reply words of the message's one part that says them, when every other part asks
     nothing and names no code; else the whole core phrase in plain words (``utterance``:
     "yes please 🙏" is "yes"), for the feedback."""
-    said = read_in_parts(text or "", _reply_part, VOCABULARY)
+    said = read_in_parts(text or "", _reply_part, VOCABULARY, yields=_ACK.__eq__)
     if said is not None and said.confident and not any(_names_code(o) for o in said.others):
-        return said.value
+        return "ok" if said.value == _ACK else said.value
     return _core_words(read_utterance(text or ""), whole=True)
 
 
 def _reply_part(text: str) -> str | None:
     """The reply's kind, as its first word list's representative ("go ahead" -> "yes"); a
     run of reply phrases of one kind is that kind ("yes go ahead", "ok sure")."""
-    if len(text) > _LONGEST_REPLY:
+    if len(text) > _LONGEST_REPLY or _REPLY_TOKENS.isdisjoint(_plain(text).split()):
         return None
+    if _plain(text) in _ACK_WORDS:
+        return _ACK  # "ok." before "cancel" acknowledges it; alone, it is a yes
     words = _core_words(read_utterance(text), whole=False)
-    kinds = {_kind_of(phrase) for phrase in _phrases(words)} if words else {None}
+    phrases = _phrases(words)
+    phrases = [p for i, p in enumerate(phrases) if not (i and p in _BACK_TO_IT)] or phrases
+    kinds = {_kind_of(phrase) for phrase in phrases} if words else {None}
     return kinds.pop() if len(kinds) == 1 else None
+
+
+#: Words after a reply phrase that point back at the proposal ("go ahead with it", "go for
+#: it"): part of the reply, not a change.
+_BACK_TO_IT = frozenset({"it", "this", "that", "with it", "with this", "with that", "for it",
+                         "on it"})
 
 
 def _kind_of(phrase: str) -> str | None:
@@ -87,7 +100,7 @@ def _phrases(words: str) -> list[str]:
     tokens, out, i = words.split(), [], 0
     while i < len(tokens):
         size = next((n for n in range(min(4, len(tokens) - i), 0, -1)
-                     if " ".join(tokens[i:i + n]) in REPLY_WORDS), 1)
+                     if " ".join(tokens[i:i + n]) in REPLY_WORDS | _BACK_TO_IT), 1)
         out.append(" ".join(tokens[i:i + size]))
         i += size
     return out
@@ -102,8 +115,11 @@ def _core_words(said: Utterance, *, whole: bool) -> str:
         words = next((r for r in removed if r in CONFIRM_WORDS), words)  # "please ok"
     elif not whole:
         words = _without_interjections(words)
-    if said.question and words in APPLY_WORDS:
-        return "" if not whole else "apply?"
+        if words in _CLOSINGS | _INTERJECTIONS:  # "ok already!": the reply was the wrapper
+            removed = [_plain(piece) for piece in said.removed]
+            words = next((r for r in removed if r in CONFIRM_WORDS | CANCEL_WORDS), words)
+    if said.question and not said.asked and words in APPLY_WORDS:
+        return "" if not whole else "apply?"  # "could you apply it?" asks for it
     return words
 
 
@@ -160,6 +176,11 @@ APPLY_WORDS = frozenset({"apply", "apply it", "apply the draft", "apply draft"})
 REPLY_WORDS = CONFIRM_WORDS | CANCEL_WORDS | RESUME_WORDS | APPLY_WORDS
 #: A part longer than this is never one reply (wrappers included: "hey cat, go ahead please").
 _LONGEST_REPLY = 80
+#: An acknowledgement ("ok", "okay"): a yes, unless another part says another reply.
+_ACK = "ack"
+_ACK_WORDS = FILLERS & CONFIRM_WORDS
+#: The first word of every reply phrase: a part without one is no reply.
+_REPLY_TOKENS = frozenset(_plain(phrase).split()[0] for phrase in REPLY_WORDS)
 _KIND_WORDS = {id(CONFIRM_WORDS): "yes", id(CANCEL_WORDS): "cancel", id(RESUME_WORDS): "continue",
                id(APPLY_WORDS): "apply"}
 #: The words of the replies, for one-typo corrections (``typos``).

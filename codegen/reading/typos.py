@@ -7,7 +7,9 @@ reader's* vocabulary: a word of the message is never turned into a word the read
 use, and a corrected phrase is only ever a command when the whole of it is the command's shape
 (the readers match the corrected text with the same anchored patterns). Short words change
 less: two or three letters only by a swap ("teh", "ot", "yse") or a doubled letter typed once
-("ad", "dif"); names (a capital inside the message, ``_``, digits, dots) never change.
+("ad", "dif"); names (a capital inside the message, ``_``, dots) never change. A letter held
+down ("roooll", "redooo") and digits typed for the letters they look like ("r0ll", "r3do",
+"g0") count when the plain word is the vocabulary's.
 
 ``said_numbers`` writes "draft three" as "draft 3"; ``spoken_punctuation`` writes dictated
 "fmt underscore ts" as ``fmt_ts`` (for suggestions only: a guess). Pure; no I/O.
@@ -18,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+
+from .text import fold
 
 __all__ = ["Vocabulary", "edit_kind", "said_numbers", "spoken_punctuation"]
 
@@ -95,10 +99,34 @@ def _corrected(vocabulary: Vocabulary, text: str) -> str:
         token = match.group(0)
         head, core, tail = _split_token(token)
         plain = core.lower() if i == 0 or core.islower() else ""
-        fixed = vocabulary.near(plain) if plain and _WORD.fullmatch(plain) \
-            and plain not in ORDINARY_NEAR else ""
+        fixed = _fixed(vocabulary, plain, first=i == 0) if plain else ""
         out.append(head + fixed + tail if fixed else token)
     return " ".join(out)
+
+
+#: Digits typed for the letters they look like.
+_LEET = str.maketrans("01345", "oleas")
+_HELD = re.compile(r"([a-z])\1{2,}")
+
+
+@lru_cache(maxsize=4096)
+def _fixed(vocabulary: Vocabulary, plain: str, *, first: bool) -> str:
+    """The vocabulary word ``plain`` (lower case) stands for, or "" (digits for letters in
+    a word of two letters only as the message's first: "g0", never a name such as "t0");
+    accents are folded ("dépl4ce", "déplaaace" are "deplace")."""
+    plain = fold(plain)
+    if _WORD.fullmatch(plain):
+        if _HELD.search(plain):
+            for shorter in (_HELD.sub(r"\1", plain), _HELD.sub(r"\1\1", plain)):
+                if shorter in vocabulary.words:
+                    return shorter
+            plain = _HELD.sub(r"\1", plain)
+            return vocabulary.near(plain) if plain not in ORDINARY_NEAR else ""
+        return vocabulary.near(plain) if plain not in ORDINARY_NEAR else ""
+    if plain.isalnum() and not plain.isdigit() and not plain.isalpha():
+        letters = plain.translate(_LEET)
+        return letters if letters in vocabulary.words and (len(letters) > 2 or first) else ""
+    return ""
 
 
 def _split_token(token: str) -> tuple[str, str, str]:

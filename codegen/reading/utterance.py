@@ -34,7 +34,7 @@ from .utterance_words import (
     VOCATIVES,
 )
 
-__all__ = ["Utterance", "chatter_closing", "fold_text", "read_utterance", "spans"]
+__all__ = ["SUBJECTS", "Utterance", "chatter_closing", "fold_text", "read_utterance", "spans"]
 
 _EMOJI = (r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\u2300-\u23FF\uFE0F\u200D\u20E3"
           r"\u2190-\u21FF\u2700-\u27BF]")
@@ -175,8 +175,19 @@ def chatter_closing(text: str) -> bool:
 
 def _chatter_closing(tokens: list[str], folded: list[str] | None = None) -> bool:
     words = _plain(tokens, folded)
-    return bool(words) and words[0] not in CLAUSE_STARTS \
-        and not any(w.endswith("ing") for w in words)
+    return bool(words) and words[0] not in CLAUSE_STARTS and words[0] not in SUBJECTS \
+        and not any(w.endswith("ing") or w in _JOINERS or w in _OF for w in words)
+
+
+#: Words that join a second clause: a closing with one says more than chatter ("index and
+#: then redo").
+_JOINERS = frozenset({"and", "then", "but", "or", "plus", "also", "e", "poi", "und", "dann",
+                      "y", "luego", "et", "puis", "en", "dan"})
+#: A subject: a closing that opens with one is a clause of its own ("the sources *you used*").
+SUBJECTS = frozenset({"i", "you", "we", "they", "he", "she", "u", "io", "tu", "noi", "ich",
+                       "du", "wir", "yo", "nosotros", "je", "nous", "eu", "nos", "jij", "wij"})
+#: "of" and its kin: a closing with one continues a noun ("the index page of the website").
+_OF = frozenset({"of", "di", "del", "della", "von", "vom", "des", "du", "de", "van"})
 
 
 def _social(text: str, reader: _Reader) -> Utterance:

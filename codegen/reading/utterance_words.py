@@ -79,6 +79,10 @@ THANKS = frozenset({
     "lol", "haha", "hehe", "sorry", "scusa", "scusami", "entschuldigung", "perdon", "pardon",
     "desculpa", "excuse me", "yeah", "yep", "um yeah", "okay", "asap", "now", "right now",
     "perfavore", "for now", "then", "please and thank you", "and thank you", "and thanks",
+    "grazie in anticipo", "grazie mille in anticipo", "vielen dank im voraus", "danke im voraus",
+    "danke dir", "gracias de antemano", "muchas gracias de antemano", "merci d'avance",
+    "merci par avance", "alvast bedankt", "desde ja agradeco", "desde ja obrigado",
+    "obrigado desde ja",
 })
 
 #: Explicit escapes: ``/code ...`` always starts a code request, ``/ask ...`` always asks

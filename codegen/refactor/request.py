@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..reading.clause_reading import Said, read_in_parts
+from ..reading.commands import command_run, cut_holds_command
+from ..reading.runs import Run, shortest_run
 from ..reading.typos import Vocabulary
 from ..reading.utterance import read_utterance, spans
 
@@ -119,9 +121,44 @@ VOCABULARY = Vocabulary("""
 
 
 def read_structural(message: str) -> RenameRequest | MoveRequest | None:
-    """The rename or move the message asks for with confidence, or None."""
+    """The rename or move the message asks for with confidence, or None (unsure when another
+    part holds a command, or another rename or move, of its own)."""
     said = structural_reading(message)
-    return said.value if said is not None and said.confident else None
+    if said is None or not said.confident:
+        return None
+    for other in said.others:
+        run = structural_run(other)
+        if command_run(other) is not None or (run is not None and run.value != said.value):
+            return None
+    return said.value
+
+
+#: The words a rename or a move can start with (``reading.runs``).
+STARTS = frozenset("""
+    rename rinomina benenne renombra cambia renomme renomeie renomeia hernoem move sposta
+    verschiebe mueve deplace déplace mova verplaats
+""".split())
+
+
+@lru_cache(maxsize=1024)
+def structural_run(text: str) -> Run[RenameRequest | MoveRequest] | None:
+    """The shortest run of ``text`` (one part of a message) that is a rename or a move on its
+    own (``reading.runs.shortest_run``), one typo per word forgiven."""
+    return shortest_run(text, _part_or_typo, _may_start)
+
+
+def _part_or_typo(run: str) -> RenameRequest | MoveRequest | None:
+    """A run read whole: its chatter is the run's to judge (``reading.runs``)."""
+    found = _read_part(run, chatter=False)
+    if found is None:
+        corrected = VOCABULARY.correct(run)
+        found = _read_part(corrected, chatter=False) if corrected != run else None
+    return found
+
+
+@lru_cache(maxsize=2048)
+def _may_start(word: str) -> bool:
+    return word in STARTS or VOCABULARY.correct(word) in STARTS
 
 
 @lru_cache(maxsize=256)
@@ -143,15 +180,17 @@ def read_structural_phrase(text: str) -> RenameRequest | MoveRequest | None:
     return _read_part(text)
 
 
-def _read_part(text: str) -> RenameRequest | MoveRequest | None:
+def _read_part(text: str, *, chatter: bool = True) -> RenameRequest | MoveRequest | None:
     if not _VERB.search(text):
         return None
     said = read_utterance(text)
     if not said.marked or len(said.marked) > 200 or said.escape == "ask":
         return None
-    for candidate in spans(said, marked=True):  # then without unknown chatter around it
+    candidates = spans(said, marked=True) if chatter else [said.marked]
+    for candidate in candidates:  # then without unknown chatter around it
         found = _read(candidate)
-        if found is not None:
+        if found is not None and (candidate == said.marked
+                                  or not cut_holds_command(said.marked, candidate)):
             return found
     return None
 

@@ -15,7 +15,9 @@ import pytest
 
 from codemem.bench.wrapping_bench import (
     HELD_OUT2,
+    HELD_OUT3,
     WRAPPINGS2_SHA256,
+    WRAPPINGS3_SHA256,
     WRAPPINGS_SHA256,
     bases,
     confident,
@@ -38,6 +40,7 @@ BASES = bases(DEV_WRAPPINGS)
 def test_the_held_out_wrappings_are_unchanged_since_they_were_written():
     assert held_out_digest() == WRAPPINGS_SHA256
     assert held_out_digest(HELD_OUT2) == WRAPPINGS2_SHA256
+    assert held_out_digest(HELD_OUT3) == WRAPPINGS3_SHA256
 
 
 @pytest.mark.parametrize("kind", ["commands", "renames", "moves", "replies"])
@@ -347,3 +350,35 @@ def test_a_negation_or_a_question_word_is_never_trimmed_away(text):
 ])
 def test_replies_with_interjections_and_closings(text, reading):
     assert reply_reading(text) == reading
+
+
+# -- issue 36, second round: the run that reads, the ways of typing, two commands ----------
+
+@pytest.mark.parametrize("name", ["typed", "two_commands"])
+def test_each_class_of_explicit_variants_keeps_every_reading(name):
+    tally = FIGURES.classes[name]
+    assert tally.total >= 40 and tally.kept == 1.0, tally.failures
+
+
+def test_two_commands_are_never_half_done_with_confidence():
+    assert FIGURES.classes["two_commands"].counts["right"] == 0
+
+
+def test_the_bench_tells_run_asked_and_left_alone_and_reads_replies_near_misses():
+    data = {"commands": [{"text": "redo", "command": "redo", "argument": "", "imperative": True,
+                          "phrase": "redo"}],
+            "structural": [], "replies": ["go"], "classes": {},
+            "explicit": {"pair": [["redo and then list sources", "redo", "list sources"],
+                                  ["redo, list sources", "redo", "list sources"]]},
+            "ask_only": ["pair"],
+            "near_misses": [{"text": "redo", "expected": None},
+                            {"text": "redo and then list sources", "expected": None},
+                            {"text": "what is a rollback?", "expected": None}],
+            "reply_near_misses": [{"text": "yes, but make it async",
+                                   "expected": ["feedback", False, False]},
+                                  {"text": "go", "expected": ["feedback", False, False]}]}
+    figures = measure(data)
+    assert figures.negatives == {"run": 1, "asked": 1, "alone": 1}
+    assert figures.classes["pair"].counts["asked"] == 2
+    assert figures.replies_near.counts == {"right": 1, "asked": 0, "silent": 0, "wrong": 1}
+    assert not figures.base_failures

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from codemem.codegen.reading.commands import VOCABULARY as COMMAND_WORDS
+from codemem.codegen.refactor.request import VOCABULARY as STRUCTURAL_WORDS
+
 C, IMP, S, R = "command", "imperative", "structural", "reply"
 ALL = [C, S, R]
 
@@ -74,6 +77,26 @@ CLASSES: dict[str, tuple[list[str], list[str]]] = {
     "shouting": (ALL, ["{x}!!", "{x} asap"]),
     "speaker_prefix": (ALL, ["[09:15] {x}", "Anna: {x}"]),
     "ellipsis_dash": (ALL, ["hmm... {x}", "{x} — thanks"]),
+    # issue 36, second round: the run of a message that reads (``codegen/spans.py``) and the
+    # ways of typing undone before reading (``codegen/reading/typed.py``)
+    "story_before": (ALL, ["Long day, three meetings, a broken laptop, and the client is still "
+                           "waiting. {x}", "I tried the other approach, then the first one "
+                           "again, and nothing worked, so {x}"]),
+    "reported_speech": ([C, S], ["the PM wrote: {x}", "Anna's message says \"{x}\""]),
+    "relayed_request": ([IMP], ["Giulia thinks we should {x}", "my boss told me to {x}"]),
+    "mentions_with_tags": (ALL, ["@bot #ops {x} #later", "{x} @sam #review #p1"]),
+    "chat_log": (ALL, ["[Mon 09:12] sam: {x}", "sam (09:12): {x}", "— sam, 09:12\n{x}"]),
+    "unrelated_question": ([C, S], ["{x}. what's a good name for a cat?",
+                                    "{x}\nalso, when is the next release?"]),
+    "invisible": (ALL, ["\u200c{x}", "{x}\u2060\u2060", "\u3000{x}"]),
+    "links_and_emphasis": (ALL, ["[{x}](#)", "__{x}__ thanks", "_{x}_ 🙏"]),
+    "brackets_only": (ALL, ["[ {x} ]", "({x}) thanks"]),
+    "spoken_marks": (ALL, ["{x} period thanks period", "ok comma {x}"]),
+    "glued_marks": (ALL, ["hi,{x}", "{x};thanks", "hmm.{x}"]),
+    "held_letters": (ALL, ["pleeeease {x}", "{x} thaaanks", "sooooo {x}"]),
+    "time_closing": ([C, S], ["{x} before lunch", "{x} by tomorrow"]),
+    "closing_in_another_language": (ALL, ["{x}, danke schön", "{x}, muchas gracias",
+                                          "{x}, merci d'avance"]),
 }
 
 TYPOS = [
@@ -118,6 +141,31 @@ NEAR_MISSES: list[tuple[str, list[str] | None]] = [
     ("can you explain what 'show the draft history' does?", None),
 ]
 
+def _typed(text: str) -> list[str]:
+    """The base phrase typed otherwise: shouted, a letter held down in its first word, a
+    digit for a letter, an emoji or a zero-width space between its words."""
+    words = text.split()
+    first = words[0]
+    vowel = next((i for i, c in enumerate(first) if c in "aeiou" and i), len(first) - 1)
+    held = first[:vowel + 1] + first[vowel] * 3 + first[vowel + 1:]
+    leet = first.replace("o", "0", 1) if "o" in first[1:] else first.replace("e", "3", 1)
+    out = [" ".join(w.upper() if w in _OWN_WORDS else w for w in words),
+           " ".join([held, *words[1:]]), " ".join([leet, *words[1:]])]
+    if len(words) > 1:
+        out += [" ".join([first, "🙏", *words[1:]]), "\u200b ".join(words)]
+    return [v for v in out if v != text]
+
+
+def _two_commands(text: str) -> list[list[str]]:
+    """Two commands joined: to be asked about (either), never half done with confidence."""
+    other = "redo" if text != "redo" else "list sources"
+    return [[f"{text} and then {other}", text, other],
+            [f"first {text}, then {other}", text, other]]
+
+
+_OWN_WORDS = COMMAND_WORDS.words | STRUCTURAL_WORDS.words
+_BASES = [t for t, *_ in COMMANDS] + [t for t, *_ in STRUCTURAL] + REPLIES
+
 DEV_WRAPPINGS: dict[str, Any] = {
     "commands": [{"text": t, "command": c, "argument": a, "imperative": imp}
                  for t, c, a, imp in COMMANDS],
@@ -126,6 +174,10 @@ DEV_WRAPPINGS: dict[str, Any] = {
     "replies": REPLIES,
     "classes": {name: {"kinds": kinds, "templates": templates}
                 for name, (kinds, templates) in CLASSES.items()},
-    "explicit": {"typo": [list(p) for p in TYPOS], "dictation": [list(p) for p in DICTATION]},
+    "explicit": {"typo": [list(p) for p in TYPOS], "dictation": [list(p) for p in DICTATION],
+                 "typed": [[v, t] for t in _BASES for v in _typed(t)],
+                 "two_commands": [p for t in _BASES[:len(COMMANDS) + len(STRUCTURAL)]
+                                  for p in _two_commands(t)]},
+    "ask_only": ["two_commands"],
     "near_misses": [{"text": t, "expected": e} for t, e in NEAR_MISSES],
 }
