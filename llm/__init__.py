@@ -36,13 +36,14 @@ _EXPORTS: dict[str, str] = {
     "Exchange": ".retry",
     "JsonCompleter": ".retry",
     "ask": ".retry",
+    # the model steps: each declared once
+    "Step": ".steps",
     # wrapping a completer, counting its calls
     "Completer": ".completer",
     "Decorated": ".completer",
     "Meter": ".completer",
     "Metered": ".completer",
     # bounding calls: completion limits, the action's time budget, the context window
-    "COMPLETION_TOKENS": ".bounds",
     "CallOptions": ".bounds",
     "TimeBudgetSpent": ".bounds",
     "call": ".bounds",
@@ -55,7 +56,6 @@ __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__package__ or __name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from .bounds import COMPLETION_TOKENS as COMPLETION_TOKENS
     from .bounds import CallOptions as CallOptions
     from .bounds import TimeBudgetSpent as TimeBudgetSpent
     from .bounds import call as call
@@ -77,6 +77,7 @@ if TYPE_CHECKING:
     from .retry import JsonCompleter as JsonCompleter
     from .retry import ask as ask
     from .schema import ReplyModel as ReplyModel
+    from .steps import Step as Step
     from .templates import TemplateSet as TemplateSet
     from .templates import data_block as data_block
     from .templates import data_blocks as data_blocks

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .bounds import CallOptions, estimate_tokens
 from .errors import LLMError
@@ -81,7 +81,7 @@ def fit_prompt(prompt: str, options: CallOptions, window: int, measure: Measure 
             "model with a larger one")
     limit = room - tokens
     if options.max_tokens is None or options.max_tokens > limit:
-        options = CallOptions(limit, options.json_schema, options.timeout_s)
+        options = replace(options, max_tokens=limit)
     return Fitted(prompt, options, tokens, dropped, shortened)
 
 

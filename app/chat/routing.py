@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...codegen import (
+    TIE_BREAK,
     Aside,
     Detection,
     Intent,
@@ -32,7 +33,7 @@ from ...codegen import (
     tie_break_prompt,
     waiting_line,
 )
-from ...llm import COMPLETION_TOKENS, CallOptions, call
+from ...llm import CallOptions, call
 from ...memory import CodeMemoryError
 from ..drafting.history import apply_if_asked
 from ..drafting.session import Session
@@ -138,7 +139,7 @@ def _route(cat: StrayCat, session: Session, turn: Turn, text: str, found: Detect
         intent = Intent.OTHER
         if configured and parse_tie_break(call(
                 PluginLLM.of(turn.workspace.config), tie_break_prompt(text),
-                CallOptions(max_tokens=COMPLETION_TOKENS["tie_break"]))):
+                CallOptions(max_tokens=TIE_BREAK.max_tokens))):
             intent = Intent.CODE_REQUEST
     if intent is Intent.CODE_REQUEST and session.drafting:
         notes.reply = session.busy()

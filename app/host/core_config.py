@@ -104,6 +104,11 @@ class PluginConfig:
     cat_memory: str = "auto"
     problems: tuple[str, ...] = ()
 
+    @property
+    def window_text(self) -> str:
+        """The window in words, for advice."""
+        return f"{self.window} tokens"
+
     @classmethod
     def from_settings(cls, settings: PluginSettings, data_dir: str) -> PluginConfig:
         scope, problems = index_scope(settings)

@@ -13,7 +13,7 @@ coroutines, which run in that thread's event loop, see it. Inside a user's turn 
 the turn's own ``cat.llm`` (``turn_scope``), so the Cat lists them in the answer's ``why``.
 
 Every call is bounded and fitted (``llm/bounds.py``, ``llm/window.py``): its completion limit
-(the step's, or ``COMPLETION_TOKENS["draft"]`` for a plain call), its prompt measured and fitted
+(the step's, or the draft's, ``GENERATE``, for a plain call), its prompt measured and fitted
 into the "Context window (tokens)" setting before it is sent, and its wait capped by the
 action's time budget; ``structured_llm`` maps all of it onto the Cat's model. A call the plugin
 gives up on is not left running where the client can end it: the request timeout makes the
@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Protocol
 
-from ...llm import COMPLETION_TOKENS, CallOptions, Completer, Decorated, Meter, fit_prompt
+from ...codegen import GENERATE
+from ...llm import CallOptions, Completer, Decorated, Meter, fit_prompt
 from .lifecycle import LIFECYCLE, call_abandonably
 from .structured_llm import ChatModel, Runnable, StructuredChatLLM, invoke_plainly
 
@@ -143,7 +144,7 @@ class PluginLLM(Decorated):
     """
 
     def __init__(self, native_json: str = "", *, window: int = DEFAULT_WINDOW,
-                 plain_tokens: int = COMPLETION_TOKENS["draft"], extra_tokens: int = 0) -> None:
+                 plain_tokens: int = GENERATE.max_tokens, extra_tokens: int = 0) -> None:
         super().__init__(StructuredChatLLM(_current_llm, _chat_model, mode=native_json,
                                            invoke=_invoke))
         self.native_json, self.window, self.plain_tokens = native_json, window, plain_tokens

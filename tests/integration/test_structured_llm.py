@@ -17,7 +17,7 @@ import pytest
 
 from codemem.app.host import structured_llm
 from codemem.app.host.structured_llm import StructuredChatLLM
-from codemem.codegen.reply_models import review_spec
+from codemem.codegen.steps import REVIEW
 from codemem.llm.bounds import CallOptions
 from codemem.llm.retry import ask
 
@@ -83,7 +83,7 @@ def test_openai_compatible_models_send_response_format(server, mode) -> None:
     model = ChatOpenAI(base_url=f"{server}/v1", api_key="test", model="gpt-4o-mini",
                        max_retries=0)
     llm = StructuredChatLLM(plain, lambda: model, mode=mode)
-    asked = ask(llm, "Review this. Answer with ONE JSON object.", review_spec())
+    asked = ask(llm, "Review this. Answer with ONE JSON object.", REVIEW.spec())
     assert asked.value is not None and asked.value.comments == ["rename x"]
     (path, body), = Recorder.bodies
     assert path == "/v1/chat/completions"
@@ -138,13 +138,13 @@ def test_the_plugins_llm_asks_the_cats_model_for_json_when_the_setting_says_so(
     monkeypatch.setattr(llm_port, "cat_chat_model", lambda: model)
     monkeypatch.setattr(llm_port, "cat_llm", plain)
     meter = llm_port.Meter()
-    asked = ask(meter.wrap(llm_port.PluginLLM("json_object")), "Review this.", review_spec())
+    asked = ask(meter.wrap(llm_port.PluginLLM("json_object")), "Review this.", REVIEW.spec())
     assert asked.value is not None and asked.value.comments == ["rename x"]
     assert meter.calls == 1 and Recorder.bodies[0][1]["response_format"] == {
         "type": "json_object"}
-    ask(meter.wrap(llm_port.PluginLLM("")), "Review this.", review_spec())
+    ask(meter.wrap(llm_port.PluginLLM("")), "Review this.", REVIEW.spec())
     assert "response_format" not in Recorder.bodies[-1][1]  # off: no format, the limit only
-    assert Recorder.bodies[-1][1]["max_tokens"] == review_spec().max_tokens
+    assert Recorder.bodies[-1][1]["max_tokens"] == REVIEW.spec().max_tokens
 
 
 def test_the_limit_and_the_wait_reach_the_server_and_a_refused_schema_falls_back(server):
@@ -157,13 +157,13 @@ def test_the_limit_and_the_wait_reach_the_server_and_a_refused_schema_falls_back
     Recorder.refuse = ("json_schema",)
     model = CustomOpenAI(url=f"{server}/v1", api_key="test", model_name="local", max_retries=0)
     llm = StructuredChatLLM(plain, lambda: model, mode="auto")
-    asked = ask(llm, "Review this. Answer with ONE JSON object.", review_spec())
+    asked = ask(llm, "Review this. Answer with ONE JSON object.", REVIEW.spec())
     assert asked.value is not None
     first, second = (body for _, body in Recorder.bodies)
     assert first["response_format"]["type"] == "json_schema"
     assert second["response_format"]["type"] == "json_object"  # llama-cpp-python's form:
     assert "verdict" in second["response_format"]["schema"]["properties"]  # schema beside it
-    assert first["max_tokens"] == second["max_tokens"] == review_spec().max_tokens
+    assert first["max_tokens"] == second["max_tokens"] == REVIEW.spec().max_tokens
     llm.complete_with("again", CallOptions(max_tokens=5, json_schema={"type": "object"}))
     assert len(Recorder.bodies) == 3 and Recorder.bodies[-1][1]["response_format"] == {
         "type": "json_object", "schema": {"type": "object"}}

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import pytest
 
+from codemem.codegen.checks.judge import judge_spec
 from codemem.codegen.metacode.generate import generate_metacode
-from codemem.codegen.prompts import render
-from codemem.codegen.reply_models import judge_spec
-from codemem.llm.bounds import COMPLETION_TOKENS, CallOptions, estimate_tokens
+from codemem.codegen.metacode.steps import METACODE
+from codemem.codegen.steps import JUDGE, REVIEW
+from codemem.llm.bounds import CallOptions, estimate_tokens
 from codemem.llm.templates import data_block, data_blocks, draft_blocks
 from codemem.llm.window import TEMPLATE_RESERVE, PromptTooLong, fit_prompt
 from codemem.memory.retrieval.listwise import build_list_prompt
-from codemem.memory.retrieval.score_replies import list_spec
-from codemem.memory.retrieval.scoring import build_scoring_prompt, score_spec
+from codemem.memory.retrieval.score_replies import SCORE, list_spec
+from codemem.memory.retrieval.scoring import build_scoring_prompt
 
 
 def retrieved(kind: str, count: int, chars: int) -> str:
@@ -69,7 +70,7 @@ def test_no_stage_exceeds_the_window_with_maximal_inputs(window):
     prompts: list[tuple[str, int]] = []
 
     def capture(prompt: str) -> str:
-        prompts.append((prompt, COMPLETION_TOKENS["metacode"]))
+        prompts.append((prompt, METACODE.max_tokens))
         raise RuntimeError("captured")
 
     with pytest.raises(RuntimeError):
@@ -77,11 +78,11 @@ def test_no_stage_exceeds_the_window_with_maximal_inputs(window):
     ids = tuple(f"M{i}" for i in range(1, 21))
     prompts.append((build_list_prompt("q " * 200, [(k, code) for k in ids]),
                     list_spec(ids).max_tokens or 0))
-    prompts.append((build_scoring_prompt("q " * 200, code * 5), score_spec().max_tokens or 0))
-    prompts.append((render("review", metacode="goal " * 200, draft=draft_blocks({"a.py": code}),
+    prompts.append((build_scoring_prompt("q " * 200, code * 5), SCORE.spec().max_tokens or 0))
+    prompts.append((REVIEW.render(metacode="goal " * 200, draft=draft_blocks({"a.py": code}),
                            tests=data_block("test_results", "sandbox", "F" * 20000)),
-                    COMPLETION_TOKENS["review"]))
-    prompts.append((render("judge", metacode="goal", draft=draft_blocks({"a.py": code[:2000]}),
+                    REVIEW.max_tokens))
+    prompts.append((JUDGE.render(metacode="goal", draft=draft_blocks({"a.py": code[:2000]}),
                            checks="- a\n- b",
                            tests=data_block("test_results", "sandbox", "E" * 30000)),
                     judge_spec(("a", "b")).max_tokens or 0))
