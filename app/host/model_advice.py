@@ -17,6 +17,8 @@ from typing import Protocol
 
 from ...codegen import JUDGE, MetaCodeInvalid
 from ...llm import PromptTooLong, ReplyRefused, Step, TimeBudgetSpent
+from .llm_port import model_window
+from .structured_llm import WindowRefused
 
 
 class ModelSettings(Protocol):
@@ -26,7 +28,10 @@ class ModelSettings(Protocol):
     def native_json(self) -> str: ...
 
     @property
-    def window_text(self) -> str: ...
+    def window(self) -> int | None: ...
+
+    @property
+    def data_dir(self) -> str: ...
 
     @property
     def budget_s(self) -> float: ...
@@ -45,6 +50,10 @@ def failure_text(step: Step, err: BaseException, config: ModelSettings) -> str:
                 "settings.")
     if isinstance(err, PromptTooLong):
         return f"{where} stopped: {err}."
+    if isinstance(err, WindowRefused):
+        return (f"{where} stopped: {err}, less than the plugin's setting 'Context window "
+                f"(tokens)' ({config.window}). What you can do: set it to {err.window}, or to "
+                "auto (the window is then read from the server).")
     if isinstance(err, (MetaCodeInvalid, ReplyRefused)):
         return (f"the model did not write its answer for {where} in the form the plugin reads "
                 f"(tried: {err}). What you can do: {_shape_advice(step, config)}")
@@ -63,6 +72,13 @@ def unreadable_verdict_advice(messages: Iterable[tuple[str, str]], config: Model
             f"reads. What you can do: {_shape_advice(JUDGE, config)}")
 
 
+def _window(config: ModelSettings) -> str:
+    try:
+        return model_window(config).describe()
+    except Exception:  # the Cat's model cannot be reached: the setting alone
+        return f"{config.window or 'auto'}"
+
+
 def _shape_advice(step: Step, config: ModelSettings) -> str:
     steps = []
     if not config.native_json:
@@ -73,8 +89,8 @@ def _shape_advice(step: Step, config: ModelSettings) -> str:
     if config.reasoning_tokens == 0:
         steps.append("for a model that thinks before answering (<think>), set 'Reasoning "
                      "allowance (tokens)', e.g. 2048")
-    steps.append(f"check that the context window the plugin uses ({config.window_text}) is "
-                 "the one the model is served with ('Context window (tokens)')")
+    steps.append(f"check that the context window the plugin uses ({_window(config)}) is the "
+                 "one the model is served with (setting 'Context window (tokens)')")
     if step.advice:
         steps.append(f"or {step.advice}")
     return "; ".join(steps) + "."

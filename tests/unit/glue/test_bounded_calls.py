@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.app.host import llm_port, structured_llm
+from codemem.app.host import llm_port, model_server, structured_llm
 from codemem.app.host.structured_llm import StructuredChatLLM, call_options
 from codemem.codegen.checks.judge import judge_spec
 from codemem.codegen.steps import GENERATE
@@ -70,10 +70,11 @@ class ChatSomethingElse(Recording):
 
 
 @pytest.fixture(autouse=True)
-def forget_accepted_forms():
-    structured_llm._accepted.clear()
-    yield
-    structured_llm._accepted.clear()
+def forget_servers(monkeypatch):
+    """Each test meets its servers for the first time (no data folder: nothing is kept)."""
+    book = model_server.ServerBook()
+    monkeypatch.setattr(structured_llm, "BOOK", book)
+    monkeypatch.setattr(model_server, "BOOK", book)
 
 
 def plain_calls() -> tuple[list[str], object]:

@@ -10,7 +10,7 @@ alternatives of an ``anyOf`` exclude each other (it stands for a one-of).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jsonschema
@@ -26,6 +26,7 @@ from codemem.codegen.metacode.steps import METACODE, METACODE_SCOPE
 from codemem.codegen.steps import DOCS, REVIEW, REVIEW_DOCS
 from codemem.llm.errors import ReplyRefused
 from codemem.llm.reader import ReadContext, ReplySpec, read_reply
+from codemem.llm.schema import strict_schema
 from codemem.memory.retrieval.score_replies import SCORE, list_spec
 
 from ..codegen.test_scope import IMPACT
@@ -255,3 +256,37 @@ def test_the_users_target_is_pinned_in_the_schema() -> None:
     method = schema_of("metacode, a method")["properties"]
     assert method["kind"] == {"const": "method"}
     assert "scope" not in props and "scope" in schema_of("metacode_scope")["properties"]
+
+
+def _objects(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        if "properties" in node:
+            yield node
+        for value in node.values():
+            yield from _objects(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _objects(item)
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_openais_strict_form_of_every_schema_keeps_to_what_strict_mode_takes(name: str) -> None:
+    """Strict mode: every property required (optional ones nullable), no extra keys, a root
+    object, and none of the keywords it refuses."""
+    strict = strict_schema(schema_of(name))
+    jsonschema.Draft7Validator.check_schema(strict)
+    assert strict.get("type") == "object" and "anyOf" not in strict
+    for node in _objects(strict):
+        assert node["required"] == list(node["properties"])
+        assert node["additionalProperties"] is False
+    text = json.dumps(strict)
+    for keyword in ("minLength", "maxLength", "additionalItems", "const", "oneOf"):
+        assert f'"{keyword}"' not in text
+    assert not any(isinstance(n.get("items"), list) for n in _objects({"x": strict}))
+
+
+def test_a_strict_reply_with_nulls_for_what_it_leaves_out_is_read() -> None:
+    reply = {**GOOD_META, "inputs": None, "outputs": None, "constraints": None,
+             "assumptions": None}
+    assert jsonschema.Draft7Validator(strict_schema(schema_of("metacode"))).is_valid(reply)
+    assert _read("metacode", reply).inputs == ()
