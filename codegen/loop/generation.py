@@ -21,7 +21,13 @@ from ..steps import GENERATE, GENERATE_SCOPE
 from .context import LoadedContext
 from .scope_draft import change_paths, scope_code
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+#: words that name nothing: function words, Python's keywords and builtin types
+_COMMON = frozenset("""the and for with its that this from into then than when what which
+while where there their them they are was were has have had not but all any each every its
+use uses using used return returns returned given give gives make makes one two new none
+true false def class self str int float bool list dict set tuple bytes object api value
+values should must may can also only more most some such""".split())
 
 
 def goal_terms(meta: MetaCode) -> tuple[str, ...]:
@@ -31,8 +37,8 @@ def goal_terms(meta: MetaCode) -> tuple[str, ...]:
              *meta.acceptance_checks, *(f"{i.path} {i.symbol} {i.why}" for i in meta.scope),
              *(f"{io.name} {io.type} {io.description}" for io in (*meta.inputs,
                                                                    *meta.outputs))]
-    words = (w.lower() for text in texts for w in _WORD.findall(text))
-    return tuple(dict.fromkeys(w for w in words if len(w) >= 3))
+    words = (w.lower() for text in texts for w in _WORD.findall(text.replace("_", " ")))
+    return tuple(dict.fromkeys(w for w in words if len(w) >= 3 and w not in _COMMON))
 
 
 def generation_options(meta: MetaCode) -> CallOptions:

@@ -89,3 +89,30 @@ def test_no_stage_exceeds_the_window_with_maximal_inputs(window):
     for prompt, limit in prompts:
         fitted = fit_prompt(prompt, CallOptions(max_tokens=limit), window)
         assert fits(fitted, window), (prompt[:80], estimate_tokens(fitted.prompt))
+
+
+def test_long_docstrings_are_cut_before_any_block_goes_and_the_goals_blocks_stay() -> None:
+    """A class's page of usage notes is cut to its first paragraph before a block is dropped;
+    then the blocks the goal does not name go first, the last first, and are named."""
+    usage = "\n".join(f"    Usage note {i}: " + "the database keeps documents. " * 8 + "\n"
+                      for i in range(8))
+    tinydb = ("from tinydb import TinyDB\ntinydb.TinyDB  (class, tinydb/database.py:4)\n"
+              "class TinyDB\n    A database kept in one JSON file.\n\n" + usage + "Methods:\n"
+              "- table(self, name: str) -> Table")
+    facts = [("api", "vendor tinydb.TinyDB", tinydb),
+             ("api", "vendor tinydb.Query", "class Query\n" + usage),
+             ("api", "vendor tinydb.Table.insert", "def insert(self, document: dict) -> int\n"
+              "    Insert a document; its id.")]
+    repo = [("repo", f"repo:text_utils.py helper_{i}",
+             f"def helper_{i}(text):\n" + "    x = 1\n\n" * 30) for i in range(3)]
+    prompt = "Write save_note.\n" + data_blocks(repo) + "\n" + data_blocks(facts) + "\nGo."
+    focus = ("save", "note", "notes", "table", "tinydb")
+    fitted = fit_prompt(prompt, CallOptions(max_tokens=300, focus=focus), 900)
+    text = fitted.prompt
+    assert "A database kept in one JSON file." in text and "Usage note 3" not in text
+    assert "the rest of this docstring was cut to fit the model's context window" in text
+    assert "def insert(self, document: dict) -> int" in text  # named by "table": kept
+    assert "\n\n    x = 1" in text  # code is never taken for a docstring
+    note = text[text.index("(more was cut"):].split("\n", 1)[0]
+    assert "helper_2" in note and "insert" not in note
+    assert fitted.tokens + fitted.options.max_tokens <= 900 - TEMPLATE_RESERVE
