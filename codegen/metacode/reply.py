@@ -192,6 +192,10 @@ class MetaCodeReply(ReplyModel):
             props["signature"] = {"type": "string", "pattern": anchored(header)}
         if kind in KINDS and (kind == "method") == ("." in symbol) and kind != "module":
             props["kind"] = {"const": kind}
+        if kind == "function" and symbol and "." not in symbol:  # examples call the target
+            for example in props["examples"]["items"]["anyOf"]:
+                example["properties"]["call"] = {"type": "string",
+                                                 "pattern": anchored(call_pattern(symbol))}
         return schema
 
     @field_validator("target_path", "symbol", "signature", "behaviour", mode="before")

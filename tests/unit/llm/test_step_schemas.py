@@ -253,6 +253,8 @@ def test_the_users_target_is_pinned_in_the_schema() -> None:
     assert props["target_path"] == {"const": "text/slug.py"}
     assert props["symbol"] == {"const": "slugify"} and props["kind"] == {"const": "function"}
     assert props["signature"]["pattern"].startswith("^(async )?def slugify\\(")
+    calls = [e["properties"]["call"]["pattern"] for e in props["examples"]["items"]["anyOf"]]
+    assert all(c.startswith("^slugify\\(") for c in calls)  # the examples call the target
     method = schema_of("metacode, a method")["properties"]
     assert method["kind"] == {"const": "method"}
     assert "scope" not in props and "scope" in schema_of("metacode_scope")["properties"]
