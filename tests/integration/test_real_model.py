@@ -245,3 +245,45 @@ def test_nothing_is_stranded(walked):
     tasks = walked["tasks"]
     assert tasks.get("second") and tasks["second"] != tasks.get("first"), \
         f"the second request did not open a task: {tasks}\n{second.describe()}"
+
+
+#: Every structured step's schema, in the shapes of its calls (the walk's own included).
+def _step_schemas() -> dict[str, dict]:
+    from codemem.codegen.checks.judge import judge_spec
+    from codemem.codegen.metacode.generate import _build
+    from codemem.codegen.metacode.reply import metacode_spec
+    from codemem.codegen.metacode.steps import METACODE
+    from codemem.codegen.steps import DOCS, REVIEW, REVIEW_DOCS
+    from codemem.memory.retrieval.score_replies import SCORE, list_spec
+
+    specs = {"metacode": metacode_spec(METACODE, _build),
+             "metacode, the walk's target": metacode_spec(
+                 METACODE, _build, target=("text_utils.py", "slugify", "function")),
+             "judge": judge_spec(("a", "b", "c")), "docs": DOCS.spec(), "review": REVIEW.spec(),
+             "review_docs": REVIEW_DOCS.spec(), "score": SCORE.spec(),
+             "score_list": list_spec(("M1", "M2", "M3"))}
+    return {name: dict(spec.json_schema or {}) for name, spec in specs.items()}
+
+
+_CONVERT = """
+import json, sys
+from llama_cpp import llama_grammar
+for name, schema in json.load(open(sys.argv[1])).items():
+    gbnf = llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+    llama_grammar.LlamaGrammar.from_string(gbnf, verbose=False)
+    print(name, len(gbnf))
+"""
+
+
+def test_every_steps_schema_becomes_a_grammar_on_the_server(llama_python, tmp_path):
+    """llama-cpp-python turns a schema into a grammar, and falls back to a free JSON grammar,
+    silently, on what its converter cannot read: every step's schema must convert."""
+    import json
+    import subprocess
+
+    schemas = tmp_path / "schemas.json"
+    schemas.write_text(json.dumps(_step_schemas()))
+    out = subprocess.run([llama_python, "-c", _CONVERT, str(schemas)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert len(out.stdout.splitlines()) == len(_step_schemas())

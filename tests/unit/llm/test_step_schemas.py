@@ -13,11 +13,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import jsonschema
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
-from hypothesis_jsonschema import _from_schema, from_schema
 
 from codemem.codegen.checks.judge import judge_spec
 from codemem.codegen.metacode.generate import _build
@@ -51,6 +47,14 @@ SPECS: dict[str, Callable[[], ReplySpec[Any]]] = {
 }
 
 
+def _draft7() -> Any:
+    """``jsonschema``'s draft-7 validator, imported when a test runs (the Cat imports every
+    ``.py`` of the plugin, and has no ``jsonschema``)."""
+    import jsonschema
+
+    return jsonschema.Draft7Validator
+
+
 def schema_of(name: str) -> dict[str, Any]:
     schema = SPECS[name]().json_schema
     assert schema is not None
@@ -60,7 +64,7 @@ def schema_of(name: str) -> dict[str, Any]:
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_every_schema_is_a_valid_draft7_schema_without_references(name: str) -> None:
     schema = schema_of(name)
-    jsonschema.Draft7Validator.check_schema(schema)
+    _draft7().check_schema(schema)
     assert "$ref" not in json.dumps(schema) and "oneOf" not in json.dumps(schema)
 
 
@@ -73,7 +77,7 @@ def _alternatives_exclude_each_other(node: Any, value: Any) -> None:
     """Where a value meets an ``anyOf``, it meets exactly one of its alternatives (objects)."""
     if isinstance(node, dict):
         if "anyOf" in node and all(v.get("type") == "object" for v in node["anyOf"]):
-            met = [a for a in node["anyOf"] if jsonschema.Draft7Validator(a).is_valid(value)]
+            met = [a for a in node["anyOf"] if _draft7()(a).is_valid(value)]
             assert len(met) == 1, (node, value)
         for key, sub in node.get("properties", {}).items():
             if isinstance(value, dict) and key in value:
@@ -84,8 +88,6 @@ def _alternatives_exclude_each_other(node: Any, value: Any) -> None:
                 _alternatives_exclude_each_other(items, item)
 
 
-def _generated(name: str) -> st.SearchStrategy[Any]:
-    return from_schema(schema_of(name))
 
 
 def _check_generated(name: str, value: Any, spec: ReplySpec[Any]) -> None:
@@ -104,35 +106,38 @@ def _check_generated(name: str, value: Any, spec: ReplySpec[Any]) -> None:
         assert read.acceptance_checks and read.behaviour
 
 
-_PROPERTY = settings(max_examples=40, deadline=None, derandomize=True,
-                     phases=(Phase.explicit, Phase.generate),  # the failing reply is printed
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                            HealthCheck.data_too_large])
+_REGEXES: dict[tuple[str, int], Any] = {}
 
 
-_REGEX = _from_schema.from_js_regex
-_REGEXES: dict[tuple[str, int], st.SearchStrategy[str]] = {}
-
-
-def _cached_regex(pattern: str, alphabet: Any) -> st.SearchStrategy[str]:
+def _cached_regex(pattern: str, alphabet: Any) -> Any:
     """hypothesis-jsonschema builds a pattern's strategy again at every draw (seconds for the
     meta-code's header pattern); a strategy is immutable, so one per pattern serves them all."""
+    from hypothesis_jsonschema import _from_schema
+
     key = (pattern, id(alphabet))
     if key not in _REGEXES:
-        _REGEXES[key] = _REGEX(pattern, alphabet)
+        _REGEXES[key] = _from_schema.__dict__["_original_regex"](pattern, alphabet)
     return _REGEXES[key]
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))
 def test_every_reply_generated_from_the_schema_is_read(name: str) -> None:
+    # imported here: the Cat imports every ``.py`` of the plugin and has neither
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis_jsonschema import _from_schema, from_schema
+
     spec = SPECS[name]()  # built once: the reader of every generated reply
 
-    @_PROPERTY
-    @given(_generated(name))
+    @settings(max_examples=40, deadline=None, derandomize=True,
+              phases=(Phase.explicit, Phase.generate),  # the failing reply is printed
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                     HealthCheck.data_too_large])
+    @given(from_schema(schema_of(name)))
     def check(value: Any) -> None:
         _check_generated(name, value, spec)
 
     with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(_from_schema.__dict__, "_original_regex", _from_schema.from_js_regex)
         patch.setattr(_from_schema, "from_js_regex", _cached_regex)
         check()
 
@@ -140,7 +145,7 @@ def test_every_reply_generated_from_the_schema_is_read(name: str) -> None:
 def test_a_reply_of_the_schema_reads_the_same_from_its_json_text() -> None:
     """The reader's text path (fences, reasoning, repair) reads a schema-valid reply too."""
     value = {"checks": [{"check": i, "pass": i != 2, "reason": f"check {i}"} for i in (1, 2, 3)]}
-    assert jsonschema.Draft7Validator(schema_of("judge")).is_valid(value)
+    assert _draft7()(schema_of("judge")).is_valid(value)
     assert [e.passed for e in read_reply(json.dumps(value), judge_spec(CHECKS)).checks] == [
         True, False, True]
 
@@ -223,7 +228,7 @@ REFUSED_ENTRIES: list[tuple[str, Any]] = [
 def test_every_refusal_is_a_schema_violation(name: str, why: str, reply: Any) -> None:
     with pytest.raises((ReplyRefused, ValueError)):
         _read(name, reply)
-    errors = list(jsonschema.Draft7Validator(schema_of(name)).iter_errors(reply))
+    errors = list(_draft7()(schema_of(name)).iter_errors(reply))
     assert errors, f"{name}: refused ({why}) but valid under the schema"
 
 
@@ -232,7 +237,7 @@ def test_every_entry_refused_in_a_scoring_list_is_a_schema_violation(why: str,
                                                                      reply: Any) -> None:
     read = _read("score_list", reply)
     assert read.refused or set(read.scores) != set(IDS)
-    assert not jsonschema.Draft7Validator(schema_of("score_list")).is_valid(reply)
+    assert not _draft7()(schema_of("score_list")).is_valid(reply)
 
 
 def test_what_ties_the_meta_codes_fields_together_is_read_and_said() -> None:
@@ -276,7 +281,7 @@ def test_openais_strict_form_of_every_schema_keeps_to_what_strict_mode_takes(nam
     """Strict mode: every property required (optional ones nullable), no extra keys, a root
     object, and none of the keywords it refuses."""
     strict = strict_schema(schema_of(name))
-    jsonschema.Draft7Validator.check_schema(strict)
+    _draft7().check_schema(strict)
     assert strict.get("type") == "object" and "anyOf" not in strict
     for node in _objects(strict):
         assert node["required"] == list(node["properties"])
@@ -290,5 +295,5 @@ def test_openais_strict_form_of_every_schema_keeps_to_what_strict_mode_takes(nam
 def test_a_strict_reply_with_nulls_for_what_it_leaves_out_is_read() -> None:
     reply = {**GOOD_META, "inputs": None, "outputs": None, "constraints": None,
              "assumptions": None}
-    assert jsonschema.Draft7Validator(strict_schema(schema_of("metacode"))).is_valid(reply)
+    assert _draft7()(strict_schema(schema_of("metacode"))).is_valid(reply)
     assert _read("metacode", reply).inputs == ()
