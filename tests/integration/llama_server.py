@@ -42,9 +42,21 @@ ENV_VAR = "CWM_LLAMA_PYTHON"
 #: serves another (the plugin's setting stays ``auto``: it reads the window from the server).
 N_CTX = int(os.environ.get("CWM_REAL_MODEL_CTX", "") or 4096)
 #: The model served (``CWM_REAL_MODEL``) and its chat template: SmolLM2's is ChatML
-#: (<|im_start|>role ... <|im_end|>); Gemma's is llama-cpp-python's ``gemma`` (its file carries
-#: none), which drops a system message (Gemma has no system role).
-MODELS = {"smollm2": "chatml", "gemma3": "gemma"}
+#: (<|im_start|>role ... <|im_end|>); Gemma's file carries none, and llama-cpp-python's own
+#: ``gemma`` format drops a system message (Gemma has no system role), the Cat's whole answer
+#: prompt: so Gemma gets ``GEMMA_TEMPLATE``, its turns with the system text at the head of the
+#: next user turn, served through a tokenizer config (``hf-tokenizer-config``).
+MODELS = {"smollm2": "chatml", "gemma3": "hf-tokenizer-config"}
+GEMMA_TEMPLATE = (
+    "{{ bos_token }}{% set ns = namespace(system='') %}{% for m in messages %}"
+    "{% if m['content'] is string %}{% set text = m['content'] %}"
+    "{% else %}{% set text = m['content'] | map(attribute='text') | join('') %}{% endif %}"
+    "{% if m['role'] == 'system' %}{% set ns.system = ns.system + text + '\\n\\n' %}"
+    "{% elif m['role'] == 'user' %}"
+    "{{ '<start_of_turn>user\\n' + ns.system + text + '<end_of_turn>\\n' }}"
+    "{% set ns.system = '' %}"
+    "{% elif text %}{{ '<start_of_turn>model\\n' + text + '<end_of_turn>\\n' }}"
+    "{% else %}{{ '<start_of_turn>model\\n' }}{% endif %}{% endfor %}")
 MODEL = os.environ.get("CWM_REAL_MODEL", "") or "smollm2"
 CHAT_FORMAT = MODELS.get(MODEL, "chatml")
 GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
@@ -352,6 +364,11 @@ def llama_server(python: str, workdir: pathlib.Path, n_ctx: int = N_CTX,
                "--chat_format", CHAT_FORMAT, "--n_threads", str(threads()),
                "--n_threads_batch", str(threads()), "--host", "127.0.0.1", "--port", str(port)]
     workdir.mkdir(parents=True, exist_ok=True)
+    if CHAT_FORMAT == "hf-tokenizer-config":
+        config = workdir / "tokenizer_config.json"
+        config.write_text(json.dumps({"chat_template": GEMMA_TEMPLATE, "bos_token": "<bos>",
+                                      "eos_token": "<end_of_turn>"}))
+        command += ["--hf_tokenizer_config_path", str(config)]
     log = workdir / "llama_server.log"
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,

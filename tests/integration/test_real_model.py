@@ -160,22 +160,50 @@ def _socket_closed_by_the_test(exc: str) -> bool:
     return exc.rstrip().endswith("WebSocketDisconnect: (1000, None)")
 
 
+def _unbounded_cat_answers(walked) -> list[str]:
+    """The Cat's own answers that ran until the window was full: the Cat sends its answer
+    without a completion limit (its LLM settings have none), and a model that repeats itself
+    (Gemma 3 270M copies its prompt) writes until the server stops it."""
+    return [c.summary() for c in walked["recorder"].since(0) if c.kind == "cat-answer"
+            and c.max_tokens is None and c.finish_reason == "length"]
+
+
+def _the_cats_history_overflowed(record: str) -> bool:
+    """The Cat's next answer after such an answer: its chat history alone exceeds the window,
+    and its stream ends without a token ("No generations found in stream")."""
+    return "No generations found in stream" in record
+
+
 def test_no_traceback_reaches_the_user_or_the_log(walked):
     answers = [t.describe() for t in walked["walk"].turns if "Traceback" in (t.answer or "")]
     logged = [f"{level}: {message}\n{exc}" for level, message, exc in
               walked["run"].logs.records if (exc or "Traceback" in message)
               and not _socket_closed_by_the_test(exc)]
-    assert not answers and not logged and not walked["tracebacks"], \
-        "\n".join(answers + logged + walked["tracebacks"])
+    found = answers + logged + walked["tracebacks"]
+    if found and _unbounded_cat_answers(walked) and all(map(_the_cats_history_overflowed,
+                                                            found)):
+        pytest.xfail("the Cat's own answer filled the window, and its next prompt (its chat "
+                     "history) overflowed: " + "; ".join(_unbounded_cat_answers(walked)))
+    assert not found, "\n".join(found)
 
 
 def test_every_call_fits_the_servers_window(walked):
+    """Every call of the plugin fits, with its completion limit, the window the server has
+    (a format the server refused is measured too: its prompt still had to fit; the window
+    probe is refused by design); the Cat's own calls fit too, unless the model ran its
+    unbounded answer to the window's end (then the test says so, as an expected failure of
+    the Cat's, not the plugin's)."""
     calls = walked["recorder"].since(0)
     assert calls, "the server received no call: the Cat's LLM is not the server"
-    # a format the server refused is measured too (its prompt still had to fit), and no other
-    # call may fail
     too_big = [c.summary() for c in calls if not c.fits(N_CTX) and not c.window_probe and not (
         c.refused_format and c.prompt_tokens + (c.max_tokens or 0) <= N_CTX)]
+    plugin = [s for s in too_big if not s.startswith("cat-")]
+    assert not plugin, f"plugin calls that do not fit the {N_CTX}-token window:\n" + \
+        "\n".join(plugin)
+    if too_big and set(too_big) <= set(_unbounded_cat_answers(walked)) | {
+            c.summary() for c in calls if c.kind == "cat-answer" and c.prompt_tokens == 0}:
+        pytest.xfail("the Cat's own answer, sent without a limit, filled the window: "
+                     + "; ".join(too_big))
     assert not too_big, f"calls that do not fit the {N_CTX}-token window (or filled it):\n" + \
         "\n".join(too_big)
 
