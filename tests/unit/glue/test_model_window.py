@@ -75,3 +75,19 @@ def test_the_cats_prompt_and_chat_leave_the_code_section_what_remains() -> None:
     assert used_by_the_cat(long_chat) > used_by_the_cat(short)
     assert room_for_code(short, 65536) == 65536 - used_by_the_cat(short) - 48 - 65536 // 8
     assert MIN_ANSWER == 256
+
+
+def test_a_server_that_said_nothing_is_asked_again_later_and_not_kept(book, tmp_path,
+                                                                        monkeypatch) -> None:
+    """A server that was not up yet when the plugin first asked is not taken as one that
+    publishes nothing for good: nothing is written, and it is asked again after a while."""
+    endpoint = model_server.endpoint_of(ChatOpenAI())
+    assert endpoint is not None
+    asked = []
+    monkeypatch.setattr(model_server, "read_facts", lambda e: asked.append(e) or ServerFacts())
+    assert book.facts(endpoint, str(tmp_path)) == ServerFacts()
+    assert book.facts(endpoint, str(tmp_path)) == ServerFacts() and len(asked) == 1
+    assert not (tmp_path / "servers.json").exists()
+    monkeypatch.setattr(model_server, "RETRY_S", 0.0)
+    book.facts(endpoint, str(tmp_path))
+    assert len(asked) == 2
