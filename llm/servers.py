@@ -67,6 +67,11 @@ HOSTED: Mapping[str, tuple[tuple[str, int], ...]] = {
 _REFUSAL = re.compile(r"(?:maximum context length is|context window of|context length of|"
                       r"\"n_ctx\"\s*:|n_ctx\s*[=:])\s*(\d{3,8})", re.I)
 _TIMEOUT = 5.0
+#: a slow answer is waited for longer (tokenizing the oversized prompt takes a second or two on
+#: a quiet machine, more on a loaded one)
+_SLOW_TIMEOUT = 120.0
+#: the header marking the oversized request, which ``http_json`` waits longer for
+PROBE_HEADER = "X-Code-Memory-Probe"
 #: an oversized prompt for llama-cpp-python: more tokens than any window the setting allows
 _OVERSIZED = "a " * 1_100_000
 
@@ -123,6 +128,8 @@ def http_json(method: str, url: str, payload: Mapping[str, Any] | None,
               headers: Mapping[str, str], timeout: float = _TIMEOUT) -> tuple[int, Any]:
     """One request; ``(status, decoded JSON or None)``, ``(0, None)`` when nothing answered."""
     data = None if payload is None else json.dumps(payload).encode("utf-8")
+    if PROBE_HEADER in headers:
+        timeout = max(timeout, _SLOW_TIMEOUT)
     request = urllib.request.Request(url, data=data, method=method, headers={
         "Content-Type": "application/json", **headers})
     try:
@@ -212,7 +219,8 @@ def _llama_cpp_python(endpoint: Endpoint, base: str, http: Http,
                       auth: Mapping[str, str]) -> ServerFacts:
     payload = {"model": endpoint.model, "max_tokens": 1,
                "messages": [{"role": "user", "content": _OVERSIZED}]}
-    status, answer = http("POST", f"{base}/chat/completions", payload, auth)
+    status, answer = http("POST", f"{base}/chat/completions", payload,
+                          {**auth, PROBE_HEADER: "window"})
     window = window_from_refusal(json.dumps(answer)) if status >= 400 else None
     return _facts("llama-cpp-python", window,
                   "llama-cpp-python's refusal of an oversized prompt (its n_ctx)")

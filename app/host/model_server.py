@@ -90,6 +90,8 @@ class ServerBook:
         it said is kept in the data folder."""
         store = self.file(data_dir)
         known = store.get(endpoint.key) or self._silent(endpoint.key)
+        if known is not None and known.kind and known.window is None:
+            return self._window_again(endpoint, store, known)
         if known is not None:
             return known
         with self._lock:
@@ -104,6 +106,21 @@ class ServerBook:
                     self._said_nothing[endpoint.key] = time.monotonic()
                 return facts
             return store.put(endpoint.key, facts)
+
+    def _window_again(self, endpoint: Endpoint, store: FactsFile, known: ServerFacts
+                      ) -> ServerFacts:
+        """A server of a known kind whose window could not be read (it timed out, it was
+        busy): read again after ``RETRY_S``, the rest of what it said kept."""
+        with self._lock:
+            asked = self._said_nothing.get(endpoint.key)
+            if asked is not None and time.monotonic() - asked < RETRY_S:
+                return known
+            self._said_nothing[endpoint.key] = time.monotonic()
+        found = read_facts(endpoint)
+        if found.window is None:
+            return known
+        return store.update(endpoint.key, window=found.window,
+                            window_source=found.window_source)
 
     def _silent(self, key: str) -> ServerFacts | None:
         with self._lock:

@@ -91,3 +91,16 @@ def test_a_server_that_said_nothing_is_asked_again_later_and_not_kept(book, tmp_
     monkeypatch.setattr(model_server, "RETRY_S", 0.0)
     book.facts(endpoint, str(tmp_path))
     assert len(asked) == 2
+
+
+def test_a_window_that_could_not_be_read_is_read_again(book, tmp_path, monkeypatch) -> None:
+    """The server said what it is but its window could not be read (the oversized prompt
+    timed out on a busy machine): the form is kept, the window asked again."""
+    endpoint = model_server.endpoint_of(ChatOpenAI())
+    assert endpoint is not None
+    book.file(str(tmp_path)).put(endpoint.key, ServerFacts("llama-cpp-python",
+                                                           form="json_object_schema"))
+    monkeypatch.setattr(model_server, "read_facts", lambda e: ServerFacts(
+        "llama-cpp-python", 2048, "llama-cpp-python's refusal", "json_object_schema"))
+    facts = book.facts(endpoint, str(tmp_path))
+    assert (facts.window, facts.form) == (2048, "json_object_schema")
