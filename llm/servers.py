@@ -28,6 +28,7 @@ No network at import; every request has a short timeout and any failure is "not 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -280,6 +281,8 @@ class FactsFile:
         return facts
 
     def _load(self) -> dict[str, ServerFacts]:
+        if self._facts is None and not self.path:
+            self._facts = {}
         if self._facts is None:
             try:
                 with open(self.path, encoding="utf-8") as handle:
@@ -291,7 +294,11 @@ class FactsFile:
         return self._facts
 
     def _save(self) -> None:
+        """Write the facts (none without a path: they last until the restart)."""
+        if not self.path:
+            return
         folder = os.path.dirname(self.path) or "."
+        tmp = ""
         try:
             os.makedirs(folder, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".servers-", dir=folder)
@@ -300,4 +307,6 @@ class FactsFile:
                           indent=1, sort_keys=True)
             os.replace(tmp, self.path)
         except OSError:  # a read-only data folder: the facts last until the restart
-            pass
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)

@@ -199,3 +199,11 @@ def test_the_facts_are_kept_across_restarts(tmp_path) -> None:
     assert again.get("other") is None
     (tmp_path / "data" / "servers.json").write_text("not json")
     assert FactsFile(path).get("openai http://h/v1 m") is None  # damaged: asked again
+
+
+def test_facts_without_a_data_folder_stay_in_memory(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    facts = FactsFile("")
+    facts.put("k", ServerFacts("llama.cpp", 2048))
+    assert facts.get("k") == ServerFacts("llama.cpp", 2048)
+    assert list(tmp_path.iterdir()) == []  # nothing written anywhere
