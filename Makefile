@@ -6,7 +6,7 @@ PYTHON ?= $(if $(PY310),$(PY310),python3)
 VENV := .venv
 VPY := $(VENV)/bin/python
 
-.PHONY: venv venv-minilm test lint typecheck syntax310 unit integration bench clean zip real-model
+.PHONY: venv venv-minilm test lint typecheck syntax310 unit integration bench clean zip real-model real-model-all
 
 $(VENV)/.stamp: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -43,7 +43,8 @@ test: lint typecheck syntax310 unit
 
 # The real-model layer alone (docs/real-model.md): builds the model server's venv once
 # (cached outside the repository) and, when CAT_PYTHON does not exist, the Cat's venv from
-# CCAT_CORE_DIR, then runs the tests marked real_model with the Cat's Python.
+# CCAT_CORE_DIR, then runs the tests marked real_model with the Cat's Python; CWM_REAL_MODEL
+# (smollm2, gemma3) and CWM_REAL_MODEL_CTX (the served window) choose the walk.
 REAL_MODEL_DEST ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/code-working-memory-real-model
 CAT_ENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/code-working-memory-cat
 CAT_PYTHON ?= $(CAT_ENV)/venv/bin/python
@@ -52,8 +53,15 @@ real-model:
 	@test -n "$(CCAT_CORE_DIR)" || { echo "set CCAT_CORE_DIR to a Cat 1.9.2 core folder (docs/integration-tests.md)" >&2; exit 2; }
 	tests/integration/setup_real_model.sh "$(REAL_MODEL_DEST)"
 	test -x "$(CAT_PYTHON)" || tests/integration/setup_cat.sh "$(CCAT_CORE_DIR)" "$(CAT_ENV)"
-	CWM_LLAMA_PYTHON="$(REAL_MODEL_DEST)/venv/bin/python" CCAT_CORE_DIR="$(CCAT_CORE_DIR)" \
-		"$(CAT_PYTHON)" -m pytest tests/integration -m real_model -q -p no:logging -rs
+	CWM_REAL_MODEL="$(CWM_REAL_MODEL)" CWM_REAL_MODEL_CTX="$(CWM_REAL_MODEL_CTX)" \
+		CWM_LLAMA_PYTHON="$(REAL_MODEL_DEST)/venv/bin/python" CCAT_CORE_DIR="$(CCAT_CORE_DIR)" \
+		"$(CAT_PYTHON)" -m pytest tests/integration -m real_model -q -p no:logging -rs -rx
+
+# The longer run: both bundled models at both windows (CI walks two of the four).
+real-model-all:
+	for combo in "smollm2 4096" "smollm2 2048" "gemma3 4096" "gemma3 2048"; do \
+		set -- $$combo; $(MAKE) real-model CWM_REAL_MODEL=$$1 CWM_REAL_MODEL_CTX=$$2 || exit 1; \
+	done
 
 zip:
 	git archive --format=zip --prefix=code_working_memory/ -o code_working_memory.zip HEAD -- . ':!tests' ':!bench' ':!.ci' ':!docker'

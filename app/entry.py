@@ -113,7 +113,7 @@ def sent_message(message: AgentInput) -> AgentInput:
 def prompt_variables(cat: StrayCat, agent_input: AgentInput) -> AgentInput:
     """``before_agent_starts``: this turn's code context as a prompt variable."""
     with turn_scope(cat):
-        context = code_context(lambda: session_turn(cat)[1].workspace.project())
+        context = code_context(lambda: session_turn(cat)[1].workspace.project(), agent_input)
     setattr(agent_input, CODE_VARIABLE, context)
     return agent_input
 

@@ -21,7 +21,7 @@ from typing import Any
 from ..codegen.checks.judge import parse_verdict
 from ..codegen.edits.api import Applied, apply_reply
 from ..codegen.metacode.generate import read_metacode
-from ..codegen.reply_models import docs_spec, review_spec
+from ..codegen.steps import DOCS, REVIEW
 from ..llm.errors import ReplyRefused
 from ..llm.reader import read_reply
 from ..memory.retrieval.score_replies import list_spec
@@ -59,8 +59,8 @@ def reader(stage: str, doc: dict[str, Any]) -> Callable[[str], Any]:
         "score": lambda r: _score(parse_score_reply(r)),
         "score_list": lambda r: _listwise(read_reply(r, list_spec(tuple(doc["ids"]))),
                                           doc["ids"]),
-        "docs": lambda r: _docs(read_reply(r, docs_spec())),
-        "review": lambda r: _review(read_reply(r, review_spec())),
+        "docs": lambda r: _docs(read_reply(r, DOCS.spec())),
+        "review": lambda r: _review(read_reply(r, REVIEW.spec())),
         "metacode": lambda r: read_metacode(r).to_dict(),
         "edit": lambda r: _edit(r, doc),
     }

@@ -95,6 +95,12 @@ _EXPORTS: dict[str, str] = {
     "read_structural": ".refactor.request",
     "apply_request": ".loop.prepared",
     "structural_metacode": ".loop.prepared",
+    # the model steps (each declared once: ``llm/steps.py``)
+    "METACODE": ".metacode.steps",
+    "GENERATE": ".steps",
+    "JUDGE": ".steps",
+    "REVIEW_DOCS": ".steps",
+    "TIE_BREAK": ".steps",
     # validation and the sandbox
     "validate_draft": ".checks.validate",
     "select_related_tests": ".checks.related_tests",
@@ -150,6 +156,7 @@ if TYPE_CHECKING:
     from .loop.state import ProgressEvent as ProgressEvent
     from .metacode.generate import generate_metacode as generate_metacode
     from .metacode.model import MetaCode as MetaCode
+    from .metacode.steps import METACODE as METACODE
     from .ports import API_REFERENCE as API_REFERENCE
     from .ports import ContextSnippet as ContextSnippet
     from .ports import EpisodeRecord as EpisodeRecord
@@ -195,5 +202,9 @@ if TYPE_CHECKING:
     from .sandbox.protect import SandboxPolicy as SandboxPolicy
     from .sandbox.run import SANDBOX_LAUNCHER as SANDBOX_LAUNCHER
     from .sandbox.run import SandboxResult as SandboxResult
+    from .steps import GENERATE as GENERATE
+    from .steps import JUDGE as JUDGE
+    from .steps import REVIEW_DOCS as REVIEW_DOCS
+    from .steps import TIE_BREAK as TIE_BREAK
     from .suggest import Suggestion as Suggestion
     from .suggest import suggest_command as suggest_command

@@ -7,7 +7,11 @@ the docstring and note are optional (a reply without them is a draft left undocu
 Each model states what its values may be and which spellings mean the same key; the ``llm``
 reader does the rest (reasoning blocks, answer choice, JSON repair). What is refused here is what
 two readers could read differently: a check with two verdicts, a review asking for changes it does
-not name, a verdict that is neither approve nor changes.
+not name, a verdict that is neither approve nor changes. The schema a constraining server is
+given says the same (``llm/schema.py``): one verdict per check, in order, each numbered
+(``tailor_schema`` with the call's ``count``); a verdict of ``approve``, or of ``changes`` with
+at least one comment; no overall verdict that could contradict the checks' (it is read when a
+model writes one, never asked for). The steps themselves are ``steps.py``.
 """
 
 from __future__ import annotations
@@ -20,10 +24,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from ..llm.bounds import COMPLETION_TOKENS, list_tokens
 from ..llm.coerce import as_flag, as_text_list, squash
-from ..llm.reader import ReplySpec, model_spec
-from ..llm.schema import ReplyModel
+from ..llm.schema import ReplyModel, text_items, text_pattern
 
 _REASON = {"explanation": "reason", "reasoning": "reason", "why": "reason",
            "rationale": "reason", "justification": "reason", "evidence": "reason",
@@ -39,10 +41,11 @@ class CheckEntry(ReplyModel):
         "passes": "passed", "result": "passed", "status": "passed",
         "verdict": "passed", "met": "passed", "satisfied": "passed", "outcome": "passed",
         **_REASON}
+    schema_requires: ClassVar[tuple[str, ...]] = ("reason",)
     check: int
     #: read from "pass" (the prompt's key) or any synonym
     passed: bool = Field(alias="pass")
-    reason: str = ""
+    reason: str = Field("", json_schema_extra={"pattern": text_pattern(200)})
 
     @classmethod
     def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -89,8 +92,24 @@ class JudgeReply(ReplyModel):
         "overall_pass": "overall", "all_pass": "overall", "all_passed": "overall",
         "overall_verdict": "overall", "overall_result": "overall", "passed": "overall",
         "pass": "overall", "verdict": "overall", "final_verdict": "overall"}
+    schema_omits: ClassVar[tuple[str, ...]] = ("overall",)
     checks: list[CheckEntry]
     overall: bool | None = None
+
+    @classmethod
+    def tailor_schema(cls, schema: dict[str, Any], context: Mapping[str, Any]
+                      ) -> dict[str, Any]:
+        """``count``: the number of acceptance checks; the answer holds one verdict for each,
+        in order (a tuple: a grammar cannot skip, repeat or add one)."""
+        count = int(context.get("count") or 0)
+        checks = schema["properties"]["checks"]
+        if count > 0:
+            entry = checks.pop("items")
+            checks["items"] = [{**entry, "properties": {**entry["properties"],
+                                                        "check": {"const": i}}}
+                               for i in range(1, count + 1)]
+            checks.update(minItems=count, additionalItems=False)
+        return schema
 
     @field_validator("checks", mode="before")
     @classmethod
@@ -124,14 +143,6 @@ class JudgeReply(ReplyModel):
         return self
 
 
-def judge_spec(checks: tuple[str, ...]) -> ReplySpec[JudgeReply]:
-    """How the judge's answer for ``checks`` is read."""
-    return model_spec(JudgeReply, "a verdict for every acceptance check", ("checks",),
-                      context={"checks": checks}, partial_lists=frozenset({"checks"}),
-                      wrap_list="checks",
-                      max_tokens=list_tokens("judge_base", "judge_check", len(checks)))
-
-
 APPROVE_WORDS = frozenset({"approve", "approved", "accept", "accepted", "lgtm", "pass", "passed",
                            "ok", "yes", "looks good", "good", "ship it", "true"})
 CHANGES_WORDS = frozenset({"changes", "change", "request changes", "changes requested",
@@ -150,8 +161,21 @@ class ReviewReply(ReplyModel):
         "suggestions": "comments", "issues": "comments", "feedback": "comments",
         "comment": "comments", "remarks": "comments", "changes": "comments",
         "requests": "comments"}
-    verdict: str
-    comments: list[str] = []
+    schema_requires: ClassVar[tuple[str, ...]] = ("comments",)
+    verdict: str = Field(json_schema_extra={"enum": ["approve", "changes"]})
+    comments: list[str] = Field([], json_schema_extra=text_items(5, 200))
+
+    @classmethod
+    def shape_schema(cls, schema: dict[str, Any]) -> None:
+        """Two alternatives: approve (comments optional), or changes with at least one."""
+        super().shape_schema(schema)
+        props = schema.pop("properties")
+        required = schema.pop("required", [])
+        schema["anyOf"] = [
+            {"type": "object", "required": required, "additionalProperties": False,
+             "properties": {**props, "verdict": {"const": verdict},
+                            "comments": {**props["comments"], "minItems": least}}}
+            for verdict, least in (("approve", 0), ("changes", 1))]
 
     @field_validator("verdict", mode="before")
     @classmethod
@@ -178,12 +202,6 @@ class ReviewReply(ReplyModel):
         return self
 
 
-def review_spec() -> ReplySpec[ReviewReply]:
-    return model_spec(ReviewReply, "a review verdict", ("verdict", "comments", "approved",
-                                                        "decision"), truncatable=frozenset(),
-                      max_tokens=COMPLETION_TOKENS["review"])
-
-
 class DocsReply(ReplyModel):
     """``{"docstring": str | null, "note": str}``; null (or empty) means no docstring."""
 
@@ -191,8 +209,10 @@ class DocsReply(ReplyModel):
         "doc": "docstring", "docs": "docstring", "documentation": "docstring",
         "doc_text": "docstring", "notes": "note", "user_note": "note",
         "markdown": "note", "message": "note", "summary_note": "note"}
-    docstring: str | None
-    note: str = ""
+    schema_nullable: ClassVar[tuple[str, ...]] = ("docstring",)
+    schema_requires: ClassVar[tuple[str, ...]] = ("note",)
+    docstring: str | None = Field(json_schema_extra={"maxLength": 1200})
+    note: str = Field("", json_schema_extra={"maxLength": 600})
 
     @field_validator("docstring", mode="before")
     @classmethod
@@ -227,25 +247,14 @@ def clean_docstring(text: str) -> str:
     return inspect.cleandoc(text)
 
 
-def docs_spec() -> ReplySpec[DocsReply]:
-    return model_spec(DocsReply, "the documentation (a docstring and a note)", ("docstring",),
-                      truncatable=frozenset({"note"}), max_tokens=COMPLETION_TOKENS["docs"])
-
-
 class ReviewDocsReply(ReviewReply, DocsReply):
     """``{"verdict": ..., "comments": [...], "docstring": str | null, "note": str}``: the review's
     fields and the documentation's, with their readers (the docstring may be missing here: a
     verdict alone still counts)."""
 
     synonyms: ClassVar[Mapping[str, str]] = {**ReviewReply.synonyms, **DocsReply.synonyms}
-    docstring: str | None = None
-
-
-def review_docs_spec() -> ReplySpec[ReviewDocsReply]:
-    """The merged after-commit answer: a review verdict (required) and the documentation."""
-    return model_spec(ReviewDocsReply, "a review verdict with the documentation",
-                      ("verdict", "comments", "approved", "decision", "docstring"),
-                      truncatable=frozenset({"note"}))
+    schema_requires: ClassVar[tuple[str, ...]] = ("comments", "docstring", "note")
+    docstring: str | None = Field(None, json_schema_extra={"maxLength": 1200})
 
 
 def _is_number(value: Any) -> bool:

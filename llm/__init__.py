@@ -36,26 +36,37 @@ _EXPORTS: dict[str, str] = {
     "Exchange": ".retry",
     "JsonCompleter": ".retry",
     "ask": ".retry",
+    # the model steps: each declared once
+    "Step": ".steps",
     # wrapping a completer, counting its calls
     "Completer": ".completer",
     "Decorated": ".completer",
     "Meter": ".completer",
     "Metered": ".completer",
     # bounding calls: completion limits, the action's time budget, the context window
-    "COMPLETION_TOKENS": ".bounds",
+    "BoundedCall": ".bounds",
     "CallOptions": ".bounds",
     "TimeBudgetSpent": ".bounds",
     "call": ".bounds",
     "estimate_tokens": ".bounds",
     "PromptTooLong": ".window",
+    "TEMPLATE_RESERVE": ".window",
     "fit_prompt": ".window",
+    # what a model's server says about itself: its window, the JSON form it takes
+    "ASSUMED_WINDOW": ".servers",
+    "Endpoint": ".servers",
+    "FactsFile": ".servers",
+    "ServerFacts": ".servers",
+    "read_facts": ".servers",
+    "window_from_refusal": ".servers",
+    "strict_schema": ".schema",
 }
 
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__package__ or __name__, _EXPORTS)
 
 if TYPE_CHECKING:
-    from .bounds import COMPLETION_TOKENS as COMPLETION_TOKENS
+    from .bounds import BoundedCall as BoundedCall
     from .bounds import CallOptions as CallOptions
     from .bounds import TimeBudgetSpent as TimeBudgetSpent
     from .bounds import call as call
@@ -77,9 +88,18 @@ if TYPE_CHECKING:
     from .retry import JsonCompleter as JsonCompleter
     from .retry import ask as ask
     from .schema import ReplyModel as ReplyModel
+    from .schema import strict_schema as strict_schema
+    from .servers import ASSUMED_WINDOW as ASSUMED_WINDOW
+    from .servers import Endpoint as Endpoint
+    from .servers import FactsFile as FactsFile
+    from .servers import ServerFacts as ServerFacts
+    from .servers import read_facts as read_facts
+    from .servers import window_from_refusal as window_from_refusal
+    from .steps import Step as Step
     from .templates import TemplateSet as TemplateSet
     from .templates import data_block as data_block
     from .templates import data_blocks as data_blocks
     from .templates import draft_blocks as draft_blocks
+    from .window import TEMPLATE_RESERVE as TEMPLATE_RESERVE
     from .window import PromptTooLong as PromptTooLong
     from .window import fit_prompt as fit_prompt

@@ -3,13 +3,9 @@
 A completer is ``prompt -> reply``. One that can honour call options also has
 ``complete_with(prompt, options)`` (found with ``getattr``, like ``complete_json``): the glue maps
 :class:`CallOptions` onto the model's own parameters (``max_tokens``, ``num_predict``,
-``response_format``, the request timeout). The cores only state plain numbers: each structured
-step's limit travels on its ``ReplySpec`` (``max_tokens``), a plain call states its own
-(:func:`call`), and :data:`COMPLETION_TOKENS` is the one table of them.
-
-Why limits at all: a small local model asked for a scoring list of 100 tokens wrote 3,704 (the
-same line over and over) until the window was full, 156 s for one call. A limit fitted to the
-step ends such a reply early; the tolerant reader then refuses or repairs it like any other.
+``response_format``, the request timeout). The cores only state plain numbers: each step states
+its limit where it is declared (``steps.Step``); a structured step's travels on its
+``ReplySpec`` (``max_tokens``), a plain call states its own (:func:`call`).
 
 :class:`TimeBudget` bounds the time one user action (a question, a request, a draft run) may
 spend waiting for the model, on top of the retry counts: a retry that would start after the
@@ -27,27 +23,6 @@ from typing import Any
 
 from .errors import LLMError
 
-#: Completion tokens per step: enough for a well-formed answer with room for a short reason,
-#: small enough that a model repeating itself stops within seconds. A list's limit grows with
-#: its length (:func:`list_tokens`).
-COMPLETION_TOKENS: Mapping[str, int] = {
-    "score": 120,            # {"score": 0.7, "reason": "..."}
-    "score_list_base": 40,   # the braces of a scoring list ...
-    "score_list_item": 35,   # ... and one "M3": {"score": .., "reason": ".."} per candidate
-    "metacode": 900,         # the meta-code object: signature, behaviour, examples, checks
-    "draft": 2048,           # a code block (or blocks) for one iteration
-    "judge_base": 120,       # the verdict object ...
-    "judge_check": 80,       # ... and one line per acceptance check
-    "docs": 700,             # a docstring and a note
-    "review": 600,           # a review verdict with comments
-    "tie_break": 16,         # "yes" / "no" (a model may add a word or a full stop)
-}
-
-
-def list_tokens(base: str, item: str, count: int) -> int:
-    """The limit of a reply holding ``count`` items: the base plus one item's share each."""
-    return COMPLETION_TOKENS[base] + COMPLETION_TOKENS[item] * max(1, count)
-
 
 @dataclass(frozen=True)
 class CallOptions:
@@ -59,6 +34,9 @@ class CallOptions:
     json_schema: Mapping[str, Any] | None = None  # Any: JSON Schema values
     #: seconds the call may take; the client gives up (and disconnects) after them
     timeout_s: float | None = None
+    #: names and words of the step's goal: what fitting the prompt into the window keeps
+    #: first (``window.fit_prompt``)
+    focus: tuple[str, ...] = ()
 
     def with_timeout(self, seconds: float) -> CallOptions:
         """These options with a wait no longer than ``seconds``."""

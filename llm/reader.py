@@ -60,7 +60,7 @@ class ReplySpec(Generic[T]):
     wrap_list: str | None = None
     #: JSON schema for models that support native structured output
     json_schema: Mapping[str, Any] | None = field(default=None, compare=False)
-    #: completion tokens the answer may take (``bounds.COMPLETION_TOKENS``); None: unbounded
+    #: completion tokens the answer may take (its step's, ``steps.Step``); None: unbounded
     max_tokens: int | None = None
 
 

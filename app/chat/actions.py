@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from ...codegen import (
+    TIE_BREAK,
     Action,
     Kind,
     Reading,
@@ -23,7 +24,7 @@ from ...codegen import (
     tie_break_prompt,
     waiting_line,
 )
-from ...llm import COMPLETION_TOKENS, CallOptions, call
+from ...llm import CallOptions, call
 from ...memory import CodeMemoryError
 from ..drafting.history import apply_current
 from ..drafting.session import Session
@@ -127,7 +128,7 @@ def _tie_break(c: Call) -> str | None:
     kind = Kind.CHAT
     if c.situation.repository and parse_tie_break(call(
             PluginLLM.of(c.turn.workspace.config), tie_break_prompt(c.reading.text),
-            CallOptions(max_tokens=COMPLETION_TOKENS["tie_break"]))):
+            CallOptions(max_tokens=TIE_BREAK.max_tokens))):
         kind = Kind.REQUEST
     decided = replace(c, reading=replace(c.reading, kind=kind))
     found = route(c.situation.stage, kind)

@@ -26,6 +26,7 @@ from ..host.cat_types import Procedure, Recalled, WorkingMemory
 from ..projects.lookup import fitted_context, retrieve
 from ..projects.registry import Project
 from ..projects.workspace import Turn
+from .prompt_room import code_room
 
 log = logging.getLogger(__name__)
 
@@ -148,9 +149,10 @@ def after_recall(working_memory: WorkingMemory, procedures: Iterable[Procedure],
     drop_procedures(working_memory, own if notes().question else own & {REQUEST_FORM})
 
 
-def code_context(project: Callable[[], Project]) -> str:
+def code_context(project: Callable[[], Project], agent_input: object = None) -> str:
     """This turn's code context: the plugin's LLM-scored retrieval on a code question, else the
-    code points the Cat's recall found (``project`` is asked only for a question)."""
+    code points the Cat's recall found (``project`` is asked only for a question), within what
+    the Cat's prompt in ``agent_input`` leaves of the window (``prompt_room``)."""
     turn = notes()
     turn.context = recalled_code()
     if turn.question:
@@ -158,7 +160,7 @@ def code_context(project: Callable[[], Project]) -> str:
             found = project()
             memories = retrieve(found, turn.question)
             if memories:
-                turn.context = fitted_context(found, memories)
+                turn.context = fitted_context(found, memories, code_room(found, agent_input))
         except CodeMemoryError as err:
             log.info("no code retrieval for the question: %s", err)
     return turn.context

@@ -13,6 +13,7 @@ from ...codegen import sandbox_capabilities
 from ...memory import CodeMemoryError
 from ..drafting.session import Session
 from ..host.environment import requirements_problems
+from ..host.llm_port import model_window, server_form
 from ..host.settings_model import PluginSettings
 from ..projects.associative import status_lines
 from ..projects.workspace import Turn
@@ -36,6 +37,7 @@ def status_report(session: Session, turn: Turn, missing: list[str]) -> str:
         f"{settings.test_timeout_s} s, sandbox memory {settings.memory_limit_mb} MiB",
         f"- retrieval: threshold {settings.relevance_threshold}, up to "
         f"{settings.max_memories} memories, scoring batch {settings.batch_size}",
+        f"- model: {_model_line(turn)}",
         f"- write-back: {settings.write_back.value}",
         f"- finished tasks shared with every user: {'yes' if settings.share_task_notes else 'no'}",
     ]
@@ -57,6 +59,19 @@ def status_report(session: Session, turn: Turn, missing: list[str]) -> str:
         lines.append(f"- note: settings.json has no value for {len(missing)} setting(s) "
                      f"({shown}): their defaults are used")
     return "\n".join(lines)
+
+
+def _model_line(turn: Turn) -> str:
+    """The context window the plugin's calls are fitted into, where it came from, and the JSON
+    form the model's server takes."""
+    config = turn.workspace.config
+    try:
+        window = model_window(config)
+        form = server_form(config)
+    except Exception as err:  # the Cat's model cannot be reached: say so, the report goes on
+        return f"not reachable ({type(err).__name__}: {err})"
+    return (f"context window {window.describe()}; native JSON {config.native_json or 'off'}"
+            + (f" ({form})" if form else ""))
 
 
 def _sandbox_lines(settings: PluginSettings) -> list[str]:

@@ -68,7 +68,9 @@ def propose(request: Mapping[str, str], feedback: Sequence[str], llm: Callable[[
     if feedback:
         lines.append("The user's corrections to the previous proposal, in order:")
         lines.extend(f"- {item}" for item in feedback)
-    meta = generate_metacode("\n".join(lines), llm=llm, context=context, impact=impact)
+    target = tuple(str(request.get(k, "")).strip() for k in ("target_path", "symbol", "kind"))
+    meta = generate_metacode("\n".join(lines), llm=llm, context=context, impact=impact,
+                             target=(target[0], target[1], target[2]))
     for key in ("target_path", "symbol"):  # what the user said wins over the model's guess...
         wanted = str(request.get(key, "")).strip()
         if wanted and getattr(meta, key) != wanted:

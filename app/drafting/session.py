@@ -22,6 +22,7 @@ import threading
 from collections.abc import Mapping
 
 from ...codegen import (
+    METACODE,
     CodegenError,
     CodegenPhase,
     LoopStatus,
@@ -381,4 +382,4 @@ def _reason(turn: Turn, err: Exception) -> str:
         return f"{err}."
     if not isinstance(err, (LLMError, CodegenError, TimeoutError, OSError)):
         log.warning("preparing the request failed", exc_info=err)
-    return failure_text("metacode", err, turn.workspace.config)
+    return failure_text(METACODE, err, turn.workspace.config)

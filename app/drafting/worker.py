@@ -18,7 +18,7 @@ import threading
 from collections.abc import Mapping
 from typing import Protocol
 
-from ...codegen import CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
+from ...codegen import GENERATE, CodegenPhase, Committed, GaveUp, MetaCode, ProgressEvent
 from ...llm import LLMError, Meter
 from ...memory import CommitInfo, TaskNotFound, is_good
 from ..host.lifecycle import LIFECYCLE, ShuttingDown
@@ -151,7 +151,7 @@ class DraftWorker:
             self.record = LastRun(self.run, FAILED, failure=f"{type(err).__name__}: {err}",
                                   llm_calls=self.session.meter.calls)
             self._update(failure=self.record.failure, record=self.record)
-            said = (_sentence(failure_text("drafting", err, self.workspace.config))
+            said = (_sentence(failure_text(GENERATE, err, self.workspace.config))
                     if isinstance(err, (LLMError, TimeoutError)) else
                     f"The draft loop stopped with an error: {type(err).__name__}: {err}.")
             self.link.send(f"{said} The drafts so far are kept in the history of task "

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...codegen import ExtendedConfig, LoopConfig
 from ...memory import LANGUAGES
-from .settings_model import NativeJson, PluginSettings, WriteBackPolicy
+from .settings_model import NativeJson, PluginSettings, WriteBackPolicy, window_tokens
 
 #: Validation checks the settings can switch off (parsing always runs).
 OPTIONAL_CHECKS = {"check_signature": "signature", "check_lint": "lint", "check_tests": "tests"}
@@ -94,8 +94,9 @@ class PluginConfig:
     #: ``""`` (off), ``"auto"``, ``"json_object"`` or ``"json_schema"``: how structured answers
     #: are asked for.
     native_json: str = "auto"
-    #: the model's context window (tokens) every prompt is fitted into
-    window: int = 4096
+    #: the model's context window (tokens) every prompt is fitted into; None: read from the
+    #: model's server (``model_server``)
+    window: int | None = None
     #: seconds of model calls one user action may spend
     budget_s: float = 600.0
     #: completion tokens added to every call's limit (models that reason before answering)
@@ -117,7 +118,8 @@ class PluginConfig:
             share_task_notes=settings.share_task_notes,
             native_json="" if settings.native_json is NativeJson.off
             else settings.native_json.name, cat_memory=settings.cat_memory.name,
-            window=settings.context_window, budget_s=float(settings.llm_time_budget_s),
+            window=window_tokens(settings.context_window),
+            budget_s=float(settings.llm_time_budget_s),
             reasoning_tokens=settings.reasoning_tokens,
             problems=tuple(problems))
 
@@ -135,8 +137,9 @@ class ProjectConfig:
     scope: IndexScope = field(default_factory=lambda: index_scope(PluginSettings())[0])
     #: What goes into the Cat's declarative memory (applied without a rebuild).
     cat_memory: str = "auto"
-    #: The model's context window and JSON mode for scoring (applied without a rebuild).
-    window: int = 4096
+    #: The model's context window (None: the server's) and JSON mode for scoring (applied
+    #: without a rebuild).
+    window: int | None = None
     native_json: str = "auto"
     reasoning_tokens: int = 0
 

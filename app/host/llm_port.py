@@ -13,11 +13,14 @@ coroutines, which run in that thread's event loop, see it. Inside a user's turn 
 the turn's own ``cat.llm`` (``turn_scope``), so the Cat lists them in the answer's ``why``.
 
 Every call is bounded and fitted (``llm/bounds.py``, ``llm/window.py``): its completion limit
-(the step's, or ``COMPLETION_TOKENS["draft"]`` for a plain call), its prompt measured and fitted
-into the "Context window (tokens)" setting before it is sent, and its wait capped by the
-action's time budget; ``structured_llm`` maps all of it onto the Cat's model. A call the plugin
-gives up on is not left running where the client can end it: the request timeout makes the
-HTTP client disconnect (docs/model-calls.md says which servers then stop generating).
+(the step's, or the draft's, ``GENERATE``, for a plain call), its prompt measured and fitted
+into the model's context window before it is sent (the "Context window (tokens)" setting when
+it holds a number; with ``auto``, the window the model's server says, ``model_server``; a
+refusal that states a smaller one is recorded and the call fitted again, once), and its wait
+capped by the action's time budget; ``structured_llm`` maps all of it onto the Cat's model. A
+call the plugin gives up on is not left running where the client can end it: the request
+timeout makes the HTTP client disconnect (docs/model-calls.md says which servers then stop
+generating).
 """
 
 from __future__ import annotations
@@ -30,9 +33,17 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Protocol
 
-from ...llm import COMPLETION_TOKENS, CallOptions, Completer, Decorated, Meter, fit_prompt
+from ...codegen import GENERATE
+from ...llm import BoundedCall, CallOptions, Completer, Decorated, Meter, fit_prompt
 from .lifecycle import LIFECYCLE, call_abandonably
-from .structured_llm import ChatModel, Runnable, StructuredChatLLM, invoke_plainly
+from .model_server import Window, window_for
+from .structured_llm import (
+    ChatModel,
+    Runnable,
+    StructuredChatLLM,
+    WindowRefused,
+    invoke_plainly,
+)
 
 _current_meter: contextvars.ContextVar[Meter | None] = contextvars.ContextVar(
     "codemem_meter", default=None)
@@ -40,8 +51,6 @@ _turn_llm: contextvars.ContextVar[Completer | None] = contextvars.ContextVar(
     "codemem_turn_llm", default=None)
 _turn_cat: contextvars.ContextVar[object | None] = contextvars.ContextVar(
     "codemem_turn_cat", default=None)
-#: the context window when nothing configured one (the setting's default)
-DEFAULT_WINDOW = 4096
 
 
 class ModelUse(Protocol):
@@ -51,7 +60,10 @@ class ModelUse(Protocol):
     def native_json(self) -> str: ...
 
     @property
-    def window(self) -> int: ...
+    def window(self) -> int | None: ...
+
+    @property
+    def data_dir(self) -> str: ...
 
     @property
     def reasoning_tokens(self) -> int: ...
@@ -142,27 +154,62 @@ class PluginLLM(Decorated):
     call (a draft, the tie-break) carries ``plain_tokens`` unless it states its own limit.
     """
 
-    def __init__(self, native_json: str = "", *, window: int = DEFAULT_WINDOW,
-                 plain_tokens: int = COMPLETION_TOKENS["draft"], extra_tokens: int = 0) -> None:
-        super().__init__(StructuredChatLLM(_current_llm, _chat_model, mode=native_json,
-                                           invoke=_invoke))
+    def __init__(self, native_json: str = "", *, window: int | None = None,
+                 data_dir: str = "", plain_tokens: int = GENERATE.max_tokens,
+                 extra_tokens: int = 0) -> None:
+        self.structured = StructuredChatLLM(_current_llm, _chat_model, mode=native_json,
+                                            invoke=_invoke, data_dir=data_dir)
+        super().__init__(self.structured)
         self.native_json, self.window, self.plain_tokens = native_json, window, plain_tokens
-        self.extra_tokens = extra_tokens
+        self.data_dir, self.extra_tokens = data_dir, extra_tokens
 
     @classmethod
     def of(cls, model: ModelUse | None) -> PluginLLM:
         """The plugin's LLM as ``model`` says (the defaults' without one)."""
         if model is None:
             return cls("auto")
-        return cls(model.native_json, window=model.window, extra_tokens=model.reasoning_tokens)
+        return cls(model.native_json, window=model.window, data_dir=model.data_dir,
+                   extra_tokens=model.reasoning_tokens)
+
+    def current_window(self) -> Window:
+        """The window this call is fitted into, and where the number came from."""
+        return window_for(self.structured.model(), self.window, self.data_dir)
 
     def _prepare(self, prompt: str, options: CallOptions) -> tuple[str, CallOptions]:
         limit = (options.max_tokens or self.plain_tokens) + self.extra_tokens
-        fitted = fit_prompt(prompt, replace(options, max_tokens=limit), self.window)
+        fitted = fit_prompt(prompt, replace(options, max_tokens=limit),
+                            self.current_window().tokens)
         return fitted.prompt, fitted.options
+
+    def _bounded(self, bounded: BoundedCall, prompt: str, options: CallOptions) -> str:
+        """The call; refused as longer than a window the server then stated, fitted into that
+        window and made once more."""
+        try:
+            return super()._bounded(bounded, prompt, options)
+        except WindowRefused:
+            if self.window:  # the setting's number: the user's to change (the advice says so)
+                raise
+            return super()._bounded(bounded, prompt, options)
 
     def _call(self, call: Completer, prompt: str) -> str:
         return call_abandonably(call, prompt, LIFECYCLE.stopping)
+
+
+def model_window(model: ModelUse | None) -> Window:
+    """The window the plugin's calls are fitted into now, and where it came from (the status
+    report and the advice say it)."""
+    return PluginLLM.of(model).current_window()
+
+
+def server_form(model: ModelUse | None) -> str:
+    """The JSON form the model's server takes, in words ("" while not known)."""
+    llm = PluginLLM.of(model)
+    facts = llm.structured.facts()
+    if facts is None or facts.form is None:
+        return "its form is found at the first structured call" if facts else ""
+    return {"": "limits only: the server takes no JSON form",
+            "plain": "the server takes no call options"}.get(
+        facts.form, f"{facts.kind or 'the server'} takes {facts.form}")
 
 
 class SmallModel:

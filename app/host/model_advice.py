@@ -5,7 +5,9 @@ meta-code as one JSON object"); a user reading them learns nothing they can act 
 that could not get its answer is reported here with the settings that change the outcome: the
 plugin's "Native JSON mode" (the answer's schema sent to the server, which then cannot answer
 in another shape), a larger model (in the Cat's LLM settings), "Context window (tokens)",
-"Model time per action (s)" and "Reasoning allowance (tokens)".
+"Model time per action (s)" and "Reasoning allowance (tokens)", then the step's own advice
+(``llm.Step.advice``: declared with the step, e.g. the meta-code's "say the request again more
+simply").
 """
 
 from __future__ import annotations
@@ -13,12 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from ...codegen import MetaCodeInvalid
-from ...llm import PromptTooLong, ReplyRefused, TimeBudgetSpent
-
-#: the steps a user can be told about, in their words
-STEPS = {"metacode": "preparing the request", "scoring": "scoring the code found",
-         "drafting": "drafting", "judging": "judging the draft"}
+from ...codegen import JUDGE, MetaCodeInvalid
+from ...llm import PromptTooLong, ReplyRefused, Step, TimeBudgetSpent
+from .llm_port import model_window
+from .structured_llm import WindowRefused
 
 
 class ModelSettings(Protocol):
@@ -28,7 +28,10 @@ class ModelSettings(Protocol):
     def native_json(self) -> str: ...
 
     @property
-    def window(self) -> int: ...
+    def window(self) -> int | None: ...
+
+    @property
+    def data_dir(self) -> str: ...
 
     @property
     def budget_s(self) -> float: ...
@@ -37,9 +40,9 @@ class ModelSettings(Protocol):
     def reasoning_tokens(self) -> int: ...
 
 
-def failure_text(step: str, err: BaseException, config: ModelSettings) -> str:
-    """What went wrong in ``step`` (a key of ``STEPS``) and what the user can change."""
-    where = STEPS.get(step, step)
+def failure_text(step: Step, err: BaseException, config: ModelSettings) -> str:
+    """What went wrong in ``step`` and what the user can change."""
+    where = step.doing
     if isinstance(err, TimeBudgetSpent):
         return (f"{where} stopped: the model calls of this action used their whole time "
                 f"budget ({config.budget_s:g} s). What you can do: raise the plugin's setting "
@@ -47,9 +50,13 @@ def failure_text(step: str, err: BaseException, config: ModelSettings) -> str:
                 "settings.")
     if isinstance(err, PromptTooLong):
         return f"{where} stopped: {err}."
+    if isinstance(err, WindowRefused):
+        return (f"{where} stopped: {err}, less than the plugin's setting 'Context window "
+                f"(tokens)' ({config.window}). What you can do: set it to {err.window}, or to "
+                "auto (the window is then read from the server).")
     if isinstance(err, (MetaCodeInvalid, ReplyRefused)):
         return (f"the model did not write its answer for {where} in the form the plugin reads "
-                f"(tried: {err}). What you can do: {_shape_advice(config)}")
+                f"(tried: {err}). What you can do: {_shape_advice(step, config)}")
     return (f"the model did not answer while {where} ({type(err).__name__}: {err}). What you "
             "can do: check that the model's server is running and reachable from the Cat, then "
             "say it again; with a slow model, raise 'Model time per action (s)'.")
@@ -62,10 +69,17 @@ def unreadable_verdict_advice(messages: Iterable[tuple[str, str]], config: Model
     if not any(name == "judge" and "unusable" in message for name, message in messages):
         return ""
     return (f"Judging the draft: the model did not write its verdict in the form the plugin "
-            f"reads. What you can do: {_shape_advice(config)}")
+            f"reads. What you can do: {_shape_advice(JUDGE, config)}")
 
 
-def _shape_advice(config: ModelSettings) -> str:
+def _window(config: ModelSettings) -> str:
+    try:
+        return model_window(config).describe()
+    except Exception:  # the Cat's model cannot be reached: the setting alone
+        return f"{config.window or 'auto'}"
+
+
+def _shape_advice(step: Step, config: ModelSettings) -> str:
     steps = []
     if not config.native_json:
         steps.append("turn on the plugin's setting 'Native JSON mode' (auto: the server is "
@@ -75,8 +89,8 @@ def _shape_advice(config: ModelSettings) -> str:
     if config.reasoning_tokens == 0:
         steps.append("for a model that thinks before answering (<think>), set 'Reasoning "
                      "allowance (tokens)', e.g. 2048")
-    steps.append(f"check that 'Context window (tokens)' ({config.window}) is the window the "
-                 "model is served with")
-    steps.append("or say the request again more simply (one function: its name, inputs and "
-                 "result)")
+    steps.append(f"check that the context window the plugin uses ({_window(config)}) is the "
+                 "one the model is served with (setting 'Context window (tokens)')")
+    if step.advice:
+        steps.append(f"or {step.advice}")
     return "; ".join(steps) + "."

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ...codegen import DRAFT_RUN_DEFAULTS, SandboxPolicy
 from ...memory import CLONE_DEFAULTS, CODE_MEMORY_DEFAULTS, WATCH_DEFAULTS, redact
@@ -140,13 +140,14 @@ class PluginSettings(BaseModel):
         "other models: unchanged). auto falls back to plain JSON mode, then to the plain "
         "prompt, when the server refuses a form, and remembers what worked. Replies are read "
         "tolerantly either way.")
-    context_window: int = Field(
-        4096, ge=2048, le=1_048_576, title="Context window (tokens)",
-        description="The model's context window. Every prompt is measured before it is sent "
-        "and the retrieved code trimmed, least relevant first, so that the prompt and the "
-        "answer fit. 4096 is the window llama.cpp's server, Ollama (0.6 and later) and LM "
-        "Studio give a model unless told otherwise; raise it to what the model is served "
-        "with (e.g. 8192, 32768), never above.")
+    context_window: str = Field(
+        "auto", title="Context window (tokens)",
+        description="The model's context window: auto (read from the model's server: "
+        "llama.cpp, llama-cpp-python, Ollama, vLLM, LM Studio, the hosted providers' known "
+        "windows; 4096 when the server does not say, until a refusal states it), or a number "
+        "of tokens (1024 or more), which wins. Every prompt is measured before it is sent and "
+        "fitted, keeping first what the goal names, so that the prompt and the answer fit. "
+        "The status report says which window is used and where it came from.")
     reasoning_tokens: int = Field(
         0, ge=0, le=65536, title="Reasoning allowance (tokens)",
         description="Completion tokens added to every call's limit for a model that thinks "
@@ -285,6 +286,25 @@ class PluginSettings(BaseModel):
         description="Off: a finished task's notes and drafts are recalled only in its own "
         "user's later requests. On: in every user's. An unfinished task's material is never "
         "shown to another user.")
+
+    @field_validator("context_window", mode="before")
+    @classmethod
+    def _window(cls, value: object) -> str:
+        """auto, or a whole number of tokens from 1024 to 1,048,576 (a stored int too)."""
+        text = str(value).strip().lower()
+        try:
+            tokens = window_tokens(text)
+        except ValueError:
+            raise ValueError("must be auto or a number of tokens") from None
+        if tokens is not None and not 1024 <= tokens <= 1_048_576:
+            raise ValueError("must be auto or a number of tokens from 1024 to 1048576")
+        return "auto" if tokens is None else str(tokens)
+
+
+def window_tokens(value: str) -> int | None:
+    """The setting 'Context window (tokens)' as a number, None for auto."""
+    text = value.strip().lower().replace("_", "").replace(",", "")
+    return None if text in ("", "auto") else int(text)
 
 
 def read_settings(raw: object) -> tuple[PluginSettings, list[str]]:

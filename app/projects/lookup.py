@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ...codegen import RequestDetails, candidate_names, is_file_name, name_terms, target_words
 from ...llm import Meter, estimate_tokens
 from ...memory import CodeContext, Filters, ScoredMemory
-from ..host.llm_port import metering
+from ..host.llm_port import metering, model_window
 from .ledger import SHARED_TYPES
 from .registry import KnownCodeIndex, Project
 
@@ -185,11 +185,16 @@ def search(project: Project, question: str, meter: Meter | None = None) -> str:
     return fitted_context(project, memories)
 
 
-def fitted_context(project: Project, memories: list[ScoredMemory]) -> str:
+def fitted_context(project: Project, memories: list[ScoredMemory],
+                   budget: int | None = None) -> str:
     """``memories`` formatted for the Cat's prompt, the least relevant left out until the text
-    takes at most half the model's window (the Cat's own prompt, the chat and the answer share
-    the rest)."""
-    budget = project.config.window // 2
+    takes at most ``budget`` tokens (what the Cat's prompt leaves: ``chat/prompt_room.py``;
+    without one, half the model's window)."""
+    if budget is None:
+        budget = model_window(project.config).tokens // 2
+    if budget < 64:
+        return ("(the model's context window has no room left for the code after the chat so "
+                "far: start a new chat, or use a model with a larger window)")
     kept = list(memories)
     text = project.code.format_memories_for_prompt(kept)
     while len(kept) > 1 and estimate_tokens(text) > budget:

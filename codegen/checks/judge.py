@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...llm.errors import ReplyRefused
-from ...llm.reader import read_reply
+from ...llm.reader import ReplySpec, read_reply
 from ...llm.retry import ask
+from ...llm.templates import data_block, draft_blocks
 from ..metacode.model import MetaCode
 from ..metacode.testgen import check_coverage
-from ..prompts import data_block, draft_blocks, render
-from ..reply_models import judge_spec
 from ..report import FAILED, PASSED, SKIPPED, CheckResult, ValidationReport
+from ..steps import JUDGE
 
 
 @dataclass(frozen=True)
@@ -77,12 +77,12 @@ def judge_draft(meta: MetaCode, files: Mapping[str, str], tests: ValidationRepor
     checks = meta.acceptance_checks
     listing = "\n".join(f"{i}: {c}" for i, c in enumerate(checks, 1))
     results = tests.as_feedback() if isinstance(tests, ValidationReport) else tests
-    original = render("judge", metacode=meta.render_for_prompt(), checks=listing,
+    original = JUDGE.render(metacode=meta.render_for_prompt(), checks=listing,
                       draft=draft_blocks(files, meta.target_path),
                       tests=data_block("test_results", "sandbox", results))
 
     def retry(refusal: str, previous: str, first: str) -> str:
-        return render("judge_retry", error=refusal, count=str(len(checks)), original=first)
+        return JUDGE.render_retry(error=refusal, count=str(len(checks)), original=first)
 
     asked = ask(llm, original, judge_spec(checks), attempts=attempts, retry=retry)
     if asked.value is None:
@@ -114,6 +114,12 @@ def _all_passed(report: ValidationReport, check: str) -> bool:
 def parse_verdict(reply: str, checks: tuple[str, ...]) -> tuple[CheckVerdict, ...]:
     """Read ``{"checks": [{"check": n, "pass": bool, "reason": str}]}``; ValueError if unusable."""
     return _verdicts(read_reply(reply, judge_spec(checks)), checks)
+
+
+def judge_spec(checks: tuple[str, ...]) -> ReplySpec[Any]:
+    """How the judge's answer for ``checks`` is read (one verdict per check)."""
+    return JUDGE.spec(items=len(checks), context={"checks": checks},
+                      schema={"count": len(checks)})
 
 
 def _verdicts(reply: Any, checks: tuple[str, ...]) -> tuple[CheckVerdict, ...]:

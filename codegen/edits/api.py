@@ -10,6 +10,7 @@ that does not parse) is rejected with a message precise enough to send back to t
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -237,10 +238,33 @@ def _fence_mod(lang: str, info: str, body: str, default: tuple[str, str] | None
     path, symbol = default
     if not symbol:
         return WholeFile(path, body)
-    if re.search(rf"^\s*(?:async\s+def|def|class)\s+{re.escape(symbol.rsplit('.', 1)[-1])}\b",
-                 body, re.M):
-        return EntityEdit(path, symbol, body)
+    name = symbol.rsplit(".", 1)[-1]
+    if re.search(rf"^\s*(?:async\s+def|def|class)\s+{re.escape(name)}\b", body, re.M):
+        return EntityEdit(path, symbol, _target_only(body, name))
     return None
+
+
+def _target_only(body: str, name: str) -> str:
+    """A bare block's imports and its one definition of ``name``: other definitions in it
+    (a small model copies the context around the target) are not part of the target's edit.
+    Unchanged when the block does not parse or defines ``name`` other than once."""
+    try:
+        tree = ast.parse(body)
+    except (SyntaxError, ValueError):
+        return body
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    mine = [n for n in tree.body if isinstance(n, defs) and n.name == name]
+    if len(mine) != 1:
+        return body
+    kept = [n for n in tree.body if n is mine[0] or isinstance(n, (ast.Import, ast.ImportFrom))]
+    if len(kept) == len(tree.body):
+        return body
+    lines = body.splitlines(keepends=True)
+    parts = []
+    for node in kept:
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        parts.append("".join(lines[start - 1:node.end_lineno or node.lineno]))
+    return "\n".join(p if p.endswith("\n") else p + "\n" for p in parts)
 
 
 # -- applying -------------------------------------------------------------------------------

@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from ...llm.templates import data_blocks
 from ..metacode.model import MetaCode
 from ..ports import API_REFERENCE, ContextSnippet, ContextSource, DraftStore, EpisodeRecord
-from ..prompts import data_blocks
 from .outcomes import is_baseline
 
 log = logging.getLogger(__name__)

@@ -20,16 +20,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from ...llm.bounds import call
 from ..checks.judge import JudgeVerdict, judge_draft, settled_verdict
 from ..edits.api import Applied, apply_reply
 from ..metacode.model import MetaCode
 from ..metacode.testgen import example_tests
-from ..prompts import data_block, draft_blocks, render
 from ..report import FAILED, CheckResult, ValidationReport
-from .context import LoadedContext, load_context
+from .context import load_context
 from .extended import ExtendedDeps, ExtendedResult, Revised, run_extended
+from .generation import generation_options, generation_prompt
 from .outcomes import DraftOutcome, LoopStatus, commit_verdict, is_baseline
-from .scope_draft import baseline_files, change_paths, checked_paths, related_tests, scope_code
+from .scope_draft import baseline_files, change_paths, checked_paths, related_tests
 from .state import LoopConfig, LoopDeps, LoopStats, ProgressEvent, RunState
 
 #: How the loop names a draft's commit; the number is what the user sees and rolls back to.
@@ -196,10 +197,10 @@ class _Loop:
         draft = s.files_of(head)
         if meta.scope:  # a scope widened after the last good draft: its files start as they are
             draft = {**baseline_files(meta, s.repo_files), **draft}
-        prompt = self._prompt(draft, ctx, feedback)
+        prompt = generation_prompt(meta, draft, ctx, feedback, s.config.scope_budget)
         s.emit("generate", "started")
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="codemem-gen") as pool:
-            reply_f = pool.submit(s.llm, prompt)
+            reply_f = pool.submit(call, s.llm, prompt, generation_options(meta))
             tests_f = pool.submit(self._extract_sources)
             reply, (repo_tests, ex_tests) = reply_f.result(), tests_f.result()
         s.note(f"iter{n}.generation", {"prompt_chars": len(prompt), "reply": reply[:4000]})
@@ -214,22 +215,6 @@ class _Loop:
         s.note(f"iter{n}.apply", {"status": "applied", "changed": list(result.changed)})
         s.emit("apply", "done", ", ".join(result.changed))
         return _Attempt(result.files, self._check(result.files, repo_tests, ex_tests))
-
-    def _prompt(self, draft: dict[str, str], ctx: LoadedContext, feedback: str) -> str:
-        """The generation prompt; a goal with a scope also shows the scope's current code."""
-        meta = self.meta
-        values = dict(metacode=meta.render_for_prompt(), repo_context=ctx.repo_text,
-                      assoc_context=ctx.assoc_text, api_context=ctx.api_text,
-                      history=ctx.history_text, symbol=meta.symbol or "(module)",
-                      target_path=meta.target_path,
-                      feedback=data_block("feedback", "validator", feedback)
-                      if feedback else "(first attempt)")
-        if not meta.scope:
-            return render("generate", draft=draft_blocks(draft, meta.target_path), **values)
-        target = {meta.target_path: draft[meta.target_path]} if meta.target_path in draft else {}
-        return render("generate_scope", draft=draft_blocks(target, meta.target_path),
-                      scope_code=scope_code(meta, draft, self.s.config.scope_budget),
-                      allowed=", ".join(change_paths(meta)), **values)
 
     def _extract_sources(self) -> tuple[dict[str, str], dict[str, str]]:
         """The repository tests touching the target (and every place of its scope), and the

@@ -24,13 +24,13 @@ from typing import Any
 from ...llm.errors import ReplyRefused
 from ...llm.reader import read_reply
 from ...llm.retry import ask
+from ...llm.templates import data_block, draft_blocks
 from ..edits.entity import add_docstring
 from ..metacode.model import MetaCode
 from ..ports import DraftStore, JsonObject, SandboxRun
-from ..prompts import data_block, draft_blocks, render
-from ..reply_models import docs_spec, review_docs_spec, review_spec
 from ..report import FAILED, SKIPPED, CheckResult, ValidationReport
 from ..sandbox.protect import SandboxPolicy
+from ..steps import DOCS, REVIEW, REVIEW_DOCS
 from .outcomes import DraftOutcome, commit_verdict
 
 
@@ -234,10 +234,10 @@ def _review_and_docs(deps: ExtendedDeps, files: dict[str, str], report: Validati
         return _docs(deps, files, config), _review(deps, files, report, config)
     deps.emit("review", "started", "")
     deps.emit("documentation", "started", "")
-    prompt = render("review_docs", metacode=deps.meta.render_for_prompt(),
+    prompt = REVIEW_DOCS.render(metacode=deps.meta.render_for_prompt(),
                     draft=draft_blocks(files, deps.meta.target_path), symbol=deps.meta.symbol,
                     tests=data_block("test_results", "sandbox", report.as_feedback()))
-    asked = ask(deps.llm, prompt, review_docs_spec(), attempts=config.reply_attempts)
+    asked = ask(deps.llm, prompt, REVIEW_DOCS.spec(), attempts=config.reply_attempts)
     if asked.value is None:
         return _salvaged_docs(asked.replies, asked.calls, asked.refusal), (
             Review("unreadable"), [f"the peer review could not be read after {asked.calls} "
@@ -255,7 +255,7 @@ def _salvaged_docs(replies: tuple[str, ...], calls: int, refusal: str) -> _Docs:
     reply that holds one), so a missing verdict costs the review, not the docstring too."""
     for reply in reversed(replies):
         try:
-            docs = read_reply(reply, docs_spec())
+            docs = read_reply(reply, DOCS.spec())
         except ReplyRefused:
             continue
         if docs.docstring:
@@ -270,9 +270,9 @@ def _docs(deps: ExtendedDeps, files: dict[str, str], config: ExtendedConfig
     if not config.documentation:
         return "", "", []
     deps.emit("documentation", "started", "")
-    prompt = render("docs", metacode=deps.meta.render_for_prompt(),
+    prompt = DOCS.render(metacode=deps.meta.render_for_prompt(),
                     draft=draft_blocks(files, deps.meta.target_path), symbol=deps.meta.symbol)
-    asked = ask(deps.llm, prompt, docs_spec(), attempts=config.reply_attempts)
+    asked = ask(deps.llm, prompt, DOCS.spec(), attempts=config.reply_attempts)
     if asked.value is None:
         return "", "", [f"the documentation answer could not be read after {asked.calls} "
                         f"attempt(s) ({asked.refusal}); no docstring added"]
@@ -286,10 +286,10 @@ def _review(deps: ExtendedDeps, files: dict[str, str], report: ValidationReport,
     if not config.peer_review:
         return None, []
     deps.emit("review", "started", "")
-    prompt = render("review", metacode=deps.meta.render_for_prompt(),
+    prompt = REVIEW.render(metacode=deps.meta.render_for_prompt(),
                     draft=draft_blocks(files, deps.meta.target_path),
                     tests=data_block("test_results", "sandbox", report.as_feedback()))
-    asked = ask(deps.llm, prompt, review_spec(), attempts=config.reply_attempts)
+    asked = ask(deps.llm, prompt, REVIEW.spec(), attempts=config.reply_attempts)
     if asked.value is None:
         return Review("unreadable"), [f"the peer review could not be read after {asked.calls} "
                                       f"attempt(s) ({asked.refusal}); the draft was not reviewed"]

@@ -14,10 +14,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping, Sequence
 
+from ...llm.templates import data_block
 from ..checks.related_tests import is_test_file
 from ..metacode.model import MetaCode
 from ..ports import TestSelector
-from ..prompts import data_block
 
 #: Characters of scope code shown to the model per generation (most relevant places first).
 SCOPE_BUDGET = 24_000

@@ -29,7 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from ..prompts import data_block, render
+from ...llm.templates import data_block
+from ..steps import TIE_BREAK
 from .details import RequestDetails, extract_details
 from .frames import ACKNOWLEDGEMENTS, GUIDED_WALKS, HOW_TO, OUR_SYSTEM
 from .known_code import KnownCode, KnownNames, is_file_name
@@ -90,7 +91,7 @@ _ESCAPES = {"code": Intent.CODE_REQUEST, "ask": Intent.CODE_QUESTION}
 def tie_break_prompt(message: str) -> str:
     """The yes/no question for an ``AMBIGUOUS`` message (``prompts`` template ``tie_break``);
     the message is a data block, so it cannot pose as instructions."""
-    return render("tie_break", message=data_block("message", "user", message))
+    return TIE_BREAK.render(message=data_block("message", "user", message))
 
 
 def detect_intent(text: str, known: KnownCode | None = None) -> Detection:

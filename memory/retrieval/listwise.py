@@ -16,8 +16,7 @@ from collections.abc import Callable, Sequence
 from ...llm.errors import ReplyRefused
 from ...llm.reader import read_reply
 from ...llm.templates import data_block
-from ..prompts import render
-from .score_replies import ListRead, list_spec
+from .score_replies import SCORE_LIST, ListRead, list_spec
 from .scoring import LLMFn, RetryPolicy, ScoreOutcome, SleepFn, as_score, call_model, failure
 
 #: Bump when the prompt changes: it is part of every score-cache key.
@@ -29,7 +28,7 @@ ITEM_CHARS = 1500
 def build_list_prompt(context: str, items: Sequence[tuple[str, str]]) -> str:
     """The prompt asking for the relevance of every ``(id, text)`` item to ``context``."""
     blocks = "\n".join(data_block("memory", key, _cut(text)) for key, text in items)
-    return render("score_list", context=data_block("context", "query", context),
+    return SCORE_LIST.render(context=data_block("context", "query", context),
                   memories=blocks, ids=", ".join(key for key, _ in items))
 
 
@@ -40,7 +39,7 @@ def _cut(text: str) -> str:
 def _retry_prompt(context: str, items: Sequence[tuple[str, str]], problems: dict[str, str]
                   ) -> str:
     said = "; ".join(f"{key}: {problems[key]}" for key, _ in items if key in problems)
-    return render("score_list_retry", problems=said, original=build_list_prompt(context, items))
+    return SCORE_LIST.render_retry(problems=said, original=build_list_prompt(context, items))
 
 
 async def score_listwise(llm: LLMFn, context: str, texts: Sequence[str], policy: RetryPolicy, *,

@@ -1,10 +1,15 @@
-"""Relevance-score answers as reply models, pointwise (one memory) and listwise (many by id).
+"""Relevance scoring's model steps (``llm/steps.py``), pointwise (one memory) and listwise (many
+by id): their prompts, their reply models, the schema a constraining server writes under.
 
 Scores are coerced only when they can mean one thing: ``0.8``, ``"0.8"``, ``"8/10"``, ``"80%"``,
 or ``8`` when the reply states a 0-10 scale (a ``scale`` key or words like "out of 10"); a score of
 5 with no scale is refused. A missing reason is allowed. In a listwise answer each entry stands
 alone: an entry that is refused, missing or names an unknown id only affects its own memory,
 which is asked for again with the others left over.
+
+The schema asks for what every reading accepts: a listwise answer holds one entry per id, in
+order (a tuple), each score one of 0.0, 0.1 ... 1.0 (a grammar cannot bound a number, but it can
+list the numbers allowed), no scale (it is read when a model writes one, never asked for).
 """
 
 from __future__ import annotations
@@ -14,15 +19,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from pydantic import ValidationError, ValidationInfo, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from ...llm.bounds import COMPLETION_TOKENS, list_tokens
 from ...llm.coerce import as_unit_score, squash
 from ...llm.errors import ReplyRefused
-from ...llm.reader import ReadContext, ReplySpec, model_spec
+from ...llm.reader import ReadContext, ReplySpec
 from ...llm.schema import ReplyModel, describe_error
+from ...llm.steps import Step
 
 NO_REASON = "(no reason given)"
+#: the scores a constrained answer may give (floats: ``1.0`` is never read as 1 of 10)
+SCORES = [round(i / 10, 1) for i in range(11)]
 
 _SCORE_SYNONYMS = {"relevance": "score", "relevance_score": "score", "rating": "score",
                    "usefulness": "score", "value": "score", "explanation": "reason",
@@ -35,9 +42,11 @@ class ScoreReply(ReplyModel):
     """``{"score": 0..1, "reason": "..."}`` (``scale`` comes first so ``score`` can use it)."""
 
     synonyms: ClassVar[Mapping[str, str]] = _SCORE_SYNONYMS
+    schema_omits: ClassVar[tuple[str, ...]] = ("scale",)
+    schema_requires: ClassVar[tuple[str, ...]] = ("reason",)
     scale: float | None = None
-    score: float
-    reason: str = ""
+    score: float = Field(json_schema_extra={"enum": SCORES})
+    reason: str = Field("", json_schema_extra={"maxLength": 160})
 
     @field_validator("scale", mode="before")
     @classmethod
@@ -63,13 +72,6 @@ class ScoreReply(ReplyModel):
         return "" if value is None else " ".join(str(value).split())
 
 
-def score_spec() -> ReplySpec[ScoreReply]:
-    """How a pointwise score is read."""
-    return model_spec(ScoreReply, "a relevance score", ("score", "relevance", "rating",
-                                                        "relevance_score"),
-                      max_tokens=COMPLETION_TOKENS["score"])
-
-
 class ListEntry(ScoreReply):
     """One entry of a listwise answer."""
 
@@ -82,6 +84,27 @@ class ListEntry(ScoreReply):
     @classmethod
     def _id(cls, value: object) -> str:
         return normalise_id(value)
+
+
+class ScoreListReply(ReplyModel):
+    """``{"scores": [{"id": "M1", "score": 0.8, "reason": "..."}, ...]}``: the schema's model;
+    the answer is read entry by entry (``list_spec``), so one bad entry costs only its own
+    memory, and the shapes models write instead (``{"M1": 0.8}``) are read too."""
+
+    scores: list[ListEntry]
+
+    @classmethod
+    def tailor_schema(cls, schema: dict[str, Any], context: Mapping[str, Any]
+                      ) -> dict[str, Any]:
+        """``ids``: the memories being scored, one entry each, in order."""
+        ids = tuple(context.get("ids", ()))
+        scores = schema["properties"]["scores"]
+        if ids:
+            entry = scores.pop("items")
+            scores["items"] = [{**entry, "properties": {**entry["properties"],
+                                                        "id": {"const": key}}} for key in ids]
+            scores.update(minItems=len(ids), additionalItems=False)
+        return schema
 
 
 def normalise_id(value: object) -> str:
@@ -116,14 +139,8 @@ def list_spec(ids: tuple[str, ...]) -> ReplySpec[ListRead]:
             raise ReplyRefused(f"no entry names one of the memory ids ({', '.join(ids)})")
         return ListRead(read, refused)
 
-    schema = {"type": "object", "properties": {"scores": {"type": "array", "items":
-              ListEntry.reply_schema()}}, "required": ["scores"], "additionalProperties": False}
-    keys = {"scores", "results", "ratings", "id", "score", "memoryid", "relevance",
-            *(squash(i) for i in ids)}
-    return ReplySpec("a score for every memory id", build, frozenset(keys),
-                     partial_lists=frozenset({"scores"}), wrap_list="scores",
-                     json_schema=schema,
-                     max_tokens=list_tokens("score_list_base", "score_list_item", len(ids)))
+    return SCORE_LIST.read_with(build, items=len(ids), schema={"ids": ids},
+                                answer_keys=ids)
 
 
 def _entries(value: object) -> list[object]:
@@ -184,3 +201,46 @@ def _entry_id(entry: Mapping[object, object]) -> str:
             except ValueError:
                 return ""
     return ""
+
+
+_SCORE_LINE = ('"score": <number from 0.0 (irrelevant) to 1.0 (essential)>, '
+               '"reason": "<one short sentence>"')
+_ADVICE = ("the code found keeps its unscored ranking, so answers still show it; a larger model "
+           "scores it better")
+
+SCORE = Step(
+    "score", """You rate how useful a stored memory is for the context below.
+$data_rule
+
+Context:
+$context
+
+Memory:
+$memory
+
+Answer with JSON only, no other text:
+{""" + _SCORE_LINE + "}",
+    doing="scoring the code found", max_tokens=120, reply=ScoreReply,
+    what="a relevance score", answer_keys=("score", "relevance", "rating", "relevance_score"),
+    advice=_ADVICE)
+
+SCORE_LIST = Step(
+    "score_list", """You rate how useful each stored memory below is for the context.
+$data_rule
+
+Context:
+$context
+
+Memories (the source of each block is its id):
+$memories
+
+Answer with JSON only, no other text: one entry for EVERY id above ($ids), in any order:
+{"scores": [{"id": "M1", """ + _SCORE_LINE + "}, ...]}",
+    doing="scoring the code found", max_tokens=40, per_item=35, reply=ScoreListReply,
+    what="a score for every memory id",
+    answer_keys=("scores", "results", "ratings", "id", "score", "memoryid", "relevance"),
+    partial_lists=frozenset({"scores"}), wrap_list="scores",
+    retry="""Your previous answer could not be used for some memories: $problems
+Score exactly these memories now.
+
+$original""", advice=_ADVICE)

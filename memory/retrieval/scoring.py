@@ -21,8 +21,7 @@ from ...llm.reader import ReplySpec, read_reply
 from ...llm.retry import Exchange, complete
 from ...llm.templates import data_block
 from ..errors import CodeMemoryError
-from ..prompts import render
-from .score_replies import NO_REASON, ScoreReply, score_spec
+from .score_replies import NO_REASON, SCORE, ScoreReply
 
 #: Bump when the prompt changes: it is part of every score-cache key.
 SCORER_VERSION = "score-v2"
@@ -69,7 +68,7 @@ class RetryPolicy:
 
 def build_scoring_prompt(context: str, memory: str) -> str:
     """The prompt asking for one memory's relevance to ``context``."""
-    return render("score", context=data_block("context", "query", context),
+    return SCORE.render(context=data_block("context", "query", context),
                   memory=data_block("memory", "memory", memory))
 
 
@@ -80,7 +79,7 @@ def as_score(reply: ScoreReply) -> Score:
 def parse_score_reply(reply: object) -> Score:
     """Read a score from a model reply (reasoning, fences, chatter and slips tolerated)."""
     try:
-        return as_score(read_reply(reply, score_spec()))
+        return as_score(read_reply(reply, SCORE.spec()))
     except ReplyRefused as err:
         raise ScoreReplyError(str(err)) from None
 
@@ -107,7 +106,7 @@ async def score_with_retry(llm: LLMFn, prompt: str, policy: RetryPolicy, *,
                            sleep: SleepFn = asyncio.sleep,
                            on_call: Callable[[], None] = lambda: None) -> ScoreOutcome:
     """Call ``llm`` until a reply is read, at most ``policy.attempts`` times, backing off."""
-    spec = score_spec()
+    spec = SCORE.spec()
     exchange = Exchange(prompt, spec, attempts=policy.attempts)
     waits = policy.waits()
     while (next_prompt := exchange.next_prompt()) is not None:

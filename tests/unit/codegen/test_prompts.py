@@ -1,4 +1,4 @@
-"""Prompts: golden files for every template, strict variables, escaped data blocks."""
+"""Prompts: golden files for every step's template, strict variables, escaped data blocks."""
 
 from __future__ import annotations
 
@@ -7,9 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from codemem.codegen.prompts import TEMPLATES, PromptError, data_block, render
+from codemem.codegen.metacode.steps import STEPS as METACODE_STEPS
+from codemem.codegen.steps import STEPS
+from codemem.llm.errors import PromptError
+from codemem.llm.steps import templates_of
+from codemem.llm.templates import TemplateSet, data_block
 
 from .helpers_codegen import slug_meta
+
+#: every codegen prompt by name: the steps' templates and their re-asks
+TEMPLATES = templates_of({**STEPS, **METACODE_STEPS})
+render = TemplateSet(TEMPLATES).render
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "prompts"
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.codegen.reply_models import review_docs_spec
+from codemem.codegen.steps import REVIEW_DOCS
 from codemem.llm.errors import ReplyRefused
 from codemem.llm.reader import read_reply
 
 
 def read(reply: str):
-    return read_reply(reply, review_docs_spec())
+    return read_reply(reply, REVIEW_DOCS.spec())
 
 
 def test_fenced_json_with_prose_around_it() -> None:

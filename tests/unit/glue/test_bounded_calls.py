@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from codemem.app.host import llm_port, structured_llm
+from codemem.app.host import llm_port, model_server, structured_llm
 from codemem.app.host.structured_llm import StructuredChatLLM, call_options
-from codemem.codegen.reply_models import judge_spec, review_spec
-from codemem.llm.bounds import COMPLETION_TOKENS, CallOptions, TimeBudgetSpent, call
+from codemem.codegen.checks.judge import judge_spec
+from codemem.codegen.steps import GENERATE
+from codemem.codegen.steps import REVIEW as REVIEW_STEP
+from codemem.llm.bounds import CallOptions, TimeBudgetSpent, call
 from codemem.llm.retry import ask
 from codemem.memory.retrieval.score_replies import list_spec
 
@@ -68,10 +70,11 @@ class ChatSomethingElse(Recording):
 
 
 @pytest.fixture(autouse=True)
-def forget_accepted_forms():
-    structured_llm._accepted.clear()
-    yield
-    structured_llm._accepted.clear()
+def forget_servers(monkeypatch):
+    """Each test meets its servers for the first time (no data folder: nothing is kept)."""
+    book = model_server.ServerBook()
+    monkeypatch.setattr(structured_llm, "BOOK", book)
+    monkeypatch.setattr(model_server, "BOOK", book)
 
 
 def plain_calls() -> tuple[list[str], object]:
@@ -88,13 +91,13 @@ def test_openai_compatible_models_get_the_limit_the_wait_and_the_schema():
     model = ChatOpenAI()
     _, plain = plain_calls()
     llm = StructuredChatLLM(plain, lambda: model, mode="auto")
-    asked = ask(llm, "Review. Answer with ONE JSON object.", review_spec())
+    asked = ask(llm, "Review. Answer with ONE JSON object.", REVIEW_STEP.spec())
     assert asked.ok
     (options,) = model.bound
-    assert options["max_tokens"] == COMPLETION_TOKENS["review"]
+    assert options["max_tokens"] == REVIEW_STEP.max_tokens
     sent = options["response_format"]
     assert sent["type"] == "json_schema" and "verdict" in sent["json_schema"]["schema"][
-        "properties"]
+        "anyOf"][0]["properties"]
     call(llm, "p", CallOptions(max_tokens=7, timeout_s=2.5))
     assert model.bound[-1] == {"max_tokens": 7, "timeout": 2.5}  # no schema, no format
 
@@ -163,7 +166,7 @@ def test_the_plugins_llm_bounds_every_call_and_adds_the_reasoning_allowance(monk
     monkeypatch.setattr(llm_port, "cat_llm", lambda prompt: "unused")
     llm = llm_port.PluginLLM("auto", window=4096)
     llm("write the code")  # a draft: the plain limit
-    assert model.bound[-1]["max_tokens"] == COMPLETION_TOKENS["draft"]
+    assert model.bound[-1]["max_tokens"] == GENERATE.max_tokens
     ask(llm, "score", list_spec(("M1", "M2", "M3")))
     assert model.bound[-1]["max_tokens"] == 40 + 35 * 3
     thinking = llm_port.PluginLLM("auto", window=8192, extra_tokens=2048)

@@ -231,7 +231,7 @@ def test_a_model_that_cannot_write_the_meta_code_is_reported_in_the_users_terms(
     assert reply.startswith("I could not prepare the request: the model did not write its "
                             "answer for preparing the request in the form the plugin reads")
     assert "3 attempt(s)" in reply and "'Native JSON mode'" in reply
-    assert "larger model" in reply and "'Context window (tokens)' (4096)" in reply
+    assert "larger model" in reply and "context window the plugin uses (4096 tokens" in reply
     assert state_of(cat).phase.phase is CodegenPhase.FAILED
 
 

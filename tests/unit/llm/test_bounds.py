@@ -12,10 +12,9 @@ from codemem.llm.bounds import (
     TimeBudgetSpent,
     call,
     estimate_tokens,
-    list_tokens,
 )
 from codemem.llm.completer import Decorated, Meter, Metered
-from codemem.memory.retrieval.score_replies import list_spec
+from codemem.memory.retrieval.score_replies import SCORE_LIST, list_spec
 
 
 class Bounded:
@@ -67,19 +66,22 @@ def test_the_estimate_over_counts_common_text():
     code = "def parse(value: str) -> int:\n    return int(value.strip())\n" * 20
     assert estimate_tokens(code) >= len(code) / 3.5
     assert estimate_tokens("é" * 10) == 10
-    assert list_tokens("score_list_base", "score_list_item", 0) == list_tokens(
-        "score_list_base", "score_list_item", 1)
+    assert SCORE_LIST.limit(0) == SCORE_LIST.limit(1) == 40 + 35
+    assert SCORE_LIST.limit(20) == 40 + 35 * 20
 
 
 def test_the_schema_sent_requires_the_answer_and_allows_nothing_else():
     schema = MetaCodeReply.reply_schema()
     assert {"target_path", "symbol", "behaviour", "examples"} <= set(schema["required"])
     assert schema["additionalProperties"] is False
-    assert schema["properties"]["symbol"] == {"type": "string"}  # not nullable once required
+    assert schema["properties"]["symbol"]["type"] == "string"  # not nullable once required
     text = repr(schema)
-    assert "'title'" not in text and "'default'" not in text
-    assert "description" in schema["$defs"]["IOItem"]["properties"]  # a property, kept
+    assert "'title'" not in text and "'default'" not in text and "$ref" not in text
+    inputs = schema["properties"]["inputs"]["items"]
+    assert "description" in inputs["properties"]  # a property, kept
+    assert "scope" not in schema["properties"]  # asked for only with the index's impact
     listing = list_spec(("M1", "M2")).json_schema
-    assert listing["properties"]["scores"]["items"]["additionalProperties"] is False
-    assert set(listing["properties"]["scores"]["items"]["required"]) == {"id", "score"}
-    assert len(repr(schema)) < len(repr(MetaCodeReply.model_json_schema()))
+    first, second = listing["properties"]["scores"]["items"]
+    assert first["additionalProperties"] is False and second["properties"]["id"] == {
+        "const": "M2"}
+    assert set(first["required"]) == {"id", "score", "reason"}

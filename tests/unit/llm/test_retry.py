@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codemem.codegen.reply_models import review_spec
+from codemem.codegen.steps import REVIEW
 from codemem.llm.retry import JsonCompleter, ask
 
 from ...fakes import ScriptedLLM
@@ -12,7 +12,7 @@ GOOD = '{"verdict": "approve", "comments": []}'
 
 def test_a_refusal_is_quoted_back_with_the_previous_answer_and_the_instructions() -> None:
     llm = ScriptedLLM('{"verdict": "maybe"}', GOOD)
-    asked = ask(llm, "REVIEW PROMPT", review_spec(), attempts=3)
+    asked = ask(llm, "REVIEW PROMPT", REVIEW.spec(), attempts=3)
     assert asked.ok and asked.calls == 2 and asked.value.verdict == "approve"
     retry = llm.prompts[1]
     assert retry.startswith("Your previous answer could not be used: verdict: verdict 'maybe' "
@@ -23,7 +23,7 @@ def test_a_refusal_is_quoted_back_with_the_previous_answer_and_the_instructions(
 
 def test_the_budget_is_never_exceeded_and_the_last_refusal_is_kept() -> None:
     llm = ScriptedLLM("nothing", "still nothing")
-    asked = ask(llm, "P", review_spec(), attempts=2)
+    asked = ask(llm, "P", REVIEW.spec(), attempts=2)
     assert not asked.ok and asked.calls == 2 and asked.replies == ("nothing", "still nothing")
     assert asked.refusal.startswith("no JSON object in the answer")
 
@@ -45,5 +45,5 @@ class NativeJson:
 def test_a_json_capable_completer_is_asked_natively_with_the_reply_schema() -> None:
     llm = NativeJson()
     assert isinstance(llm, JsonCompleter)
-    asked = ask(llm, "P", review_spec())
-    assert asked.ok and "verdict" in llm.schemas[0]["properties"]
+    asked = ask(llm, "P", REVIEW.spec())
+    assert asked.ok and "verdict" in llm.schemas[0]["anyOf"][0]["properties"]

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import pytest
 
+from codemem.codegen.checks.judge import judge_spec
 from codemem.codegen.metacode.generate import generate_metacode
-from codemem.codegen.prompts import render
-from codemem.codegen.reply_models import judge_spec
-from codemem.llm.bounds import COMPLETION_TOKENS, CallOptions, estimate_tokens
+from codemem.codegen.metacode.steps import METACODE
+from codemem.codegen.steps import JUDGE, REVIEW
+from codemem.llm.bounds import CallOptions, estimate_tokens
 from codemem.llm.templates import data_block, data_blocks, draft_blocks
 from codemem.llm.window import TEMPLATE_RESERVE, PromptTooLong, fit_prompt
 from codemem.memory.retrieval.listwise import build_list_prompt
-from codemem.memory.retrieval.score_replies import list_spec
-from codemem.memory.retrieval.scoring import build_scoring_prompt, score_spec
+from codemem.memory.retrieval.score_replies import SCORE, list_spec
+from codemem.memory.retrieval.scoring import build_scoring_prompt
 
 
 def retrieved(kind: str, count: int, chars: int) -> str:
@@ -69,7 +70,7 @@ def test_no_stage_exceeds_the_window_with_maximal_inputs(window):
     prompts: list[tuple[str, int]] = []
 
     def capture(prompt: str) -> str:
-        prompts.append((prompt, COMPLETION_TOKENS["metacode"]))
+        prompts.append((prompt, METACODE.max_tokens))
         raise RuntimeError("captured")
 
     with pytest.raises(RuntimeError):
@@ -77,14 +78,41 @@ def test_no_stage_exceeds_the_window_with_maximal_inputs(window):
     ids = tuple(f"M{i}" for i in range(1, 21))
     prompts.append((build_list_prompt("q " * 200, [(k, code) for k in ids]),
                     list_spec(ids).max_tokens or 0))
-    prompts.append((build_scoring_prompt("q " * 200, code * 5), score_spec().max_tokens or 0))
-    prompts.append((render("review", metacode="goal " * 200, draft=draft_blocks({"a.py": code}),
+    prompts.append((build_scoring_prompt("q " * 200, code * 5), SCORE.spec().max_tokens or 0))
+    prompts.append((REVIEW.render(metacode="goal " * 200, draft=draft_blocks({"a.py": code}),
                            tests=data_block("test_results", "sandbox", "F" * 20000)),
-                    COMPLETION_TOKENS["review"]))
-    prompts.append((render("judge", metacode="goal", draft=draft_blocks({"a.py": code[:2000]}),
+                    REVIEW.max_tokens))
+    prompts.append((JUDGE.render(metacode="goal", draft=draft_blocks({"a.py": code[:2000]}),
                            checks="- a\n- b",
                            tests=data_block("test_results", "sandbox", "E" * 30000)),
                     judge_spec(("a", "b")).max_tokens or 0))
     for prompt, limit in prompts:
         fitted = fit_prompt(prompt, CallOptions(max_tokens=limit), window)
         assert fits(fitted, window), (prompt[:80], estimate_tokens(fitted.prompt))
+
+
+def test_long_docstrings_are_cut_before_any_block_goes_and_the_goals_blocks_stay() -> None:
+    """A class's page of usage notes is cut to its first paragraph before a block is dropped;
+    then the blocks the goal does not name go first, the last first, and are named."""
+    usage = "\n".join(f"    Usage note {i}: " + "the database keeps documents. " * 8 + "\n"
+                      for i in range(8))
+    tinydb = ("from tinydb import TinyDB\ntinydb.TinyDB  (class, tinydb/database.py:4)\n"
+              "class TinyDB\n    A database kept in one JSON file.\n\n" + usage + "Methods:\n"
+              "- table(self, name: str) -> Table")
+    facts = [("api", "vendor tinydb.TinyDB", tinydb),
+             ("api", "vendor tinydb.Query", "class Query\n" + usage),
+             ("api", "vendor tinydb.Table.insert", "def insert(self, document: dict) -> int\n"
+              "    Insert a document; its id.")]
+    repo = [("repo", f"repo:text_utils.py helper_{i}",
+             f"def helper_{i}(text):\n" + "    x = 1\n\n" * 30) for i in range(3)]
+    prompt = "Write save_note.\n" + data_blocks(repo) + "\n" + data_blocks(facts) + "\nGo."
+    focus = ("save", "note", "notes", "table", "tinydb")
+    fitted = fit_prompt(prompt, CallOptions(max_tokens=300, focus=focus), 900)
+    text = fitted.prompt
+    assert "A database kept in one JSON file." in text and "Usage note 3" not in text
+    assert "the rest of this docstring was cut to fit the model's context window" in text
+    assert "def insert(self, document: dict) -> int" in text  # named by "table": kept
+    assert "\n\n    x = 1" in text  # code is never taken for a docstring
+    note = text[text.index("(more was cut"):].split("\n", 1)[0]
+    assert "helper_2" in note and "insert" not in note
+    assert fitted.tokens + fitted.options.max_tokens <= 900 - TEMPLATE_RESERVE

@@ -10,6 +10,7 @@ import pytest
 
 from codemem.llm.errors import PromptError
 from codemem.llm.retry import retry_prompt
+from codemem.llm.steps import templates_of
 from codemem.llm.templates import DATA_RULE
 from codemem.memory.code_context import CODE_ENTITY, CodeContext, render_context
 from codemem.memory.codebase import CodeMemorySystem
@@ -17,6 +18,7 @@ from codemem.memory.prompts import TEMPLATES, render
 from codemem.memory.query_prompt import code_query_prompt, general_query_prompt, memory_item
 from codemem.memory.retrieval.listwise import build_list_prompt
 from codemem.memory.retrieval.results import ScoredMemory
+from codemem.memory.retrieval.score_replies import SCORE, SCORE_LIST
 from codemem.memory.retrieval.scoring import build_scoring_prompt
 from codemem.memory.system import MemorySystem
 
@@ -43,7 +45,7 @@ def rendered() -> dict[str, str]:
     return {
         "score": build_scoring_prompt("How are slugs made?", CODE),
         "score_list": listed,
-        "score_list_retry": render("score_list_retry", problems="M2: the reply gave no score "
+        "score_list_retry": SCORE_LIST.render_retry(problems="M2: the reply gave no score "
                                    "for it", original=build_list_prompt(
                                        "How are slugs made?", [("M2", "A note on URLs.")])),
         "query": general_query_prompt(
@@ -56,7 +58,11 @@ def rendered() -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("name", [*sorted(TEMPLATES.templates), "retry"])
+#: every memory prompt by name: the query prompts and the scoring steps' templates
+NAMES = sorted({*TEMPLATES.templates, *templates_of({s.name: s for s in (SCORE, SCORE_LIST)})})
+
+
+@pytest.mark.parametrize("name", [*NAMES, "retry"])
 def test_rendered_prompt_matches_golden(name: str) -> None:
     text = rendered()[name]
     path = GOLDEN / f"{name}.txt"
@@ -88,7 +94,7 @@ def hostile_prompts(tmp_path: Path) -> dict[str, str]:
         return {
             "score": build_scoring_prompt(HOSTILE, HOSTILE),
             "score_list": listed,
-            "score_list_retry": render("score_list_retry", problems="M1: no score",
+            "score_list_retry": SCORE_LIST.render_retry(problems="M1: no score",
                                        original=listed),
             "query": general_query_prompt(None, context=HOSTILE, items=[HOSTILE], task="do it"),
             "query (subclass template)": memory._build_query_prompt(

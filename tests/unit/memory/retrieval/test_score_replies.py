@@ -7,7 +7,7 @@ import pytest
 
 from codemem.llm.errors import ReplyRefused
 from codemem.llm.reader import read_reply
-from codemem.memory.retrieval.score_replies import list_spec, normalise_id, score_spec
+from codemem.memory.retrieval.score_replies import SCORE, list_spec, normalise_id
 
 
 @pytest.mark.parametrize(("reply", "score", "reason"), [
@@ -17,13 +17,13 @@ from codemem.memory.retrieval.score_replies import list_spec, normalise_id, scor
     ('{"score": "80%"}', 0.8, ""),
 ])
 def test_pointwise_scores_are_read_when_they_mean_one_thing(reply, score, reason):
-    read = read_reply(reply, score_spec())
+    read = read_reply(reply, SCORE.spec())
     assert (read.score, read.reason) == (pytest.approx(score), reason)
 
 
 def test_a_score_above_one_with_no_scale_is_refused():
     with pytest.raises(ReplyRefused):
-        read_reply('{"score": 5, "reason": "?"}', score_spec())
+        read_reply('{"score": 5, "reason": "?"}', SCORE.spec())
 
 
 def test_listwise_entries_stand_alone():
