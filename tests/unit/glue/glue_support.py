@@ -9,6 +9,8 @@ real Cat is exercised by tests/integration.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 
 from qdrant_client import QdrantClient
@@ -19,6 +21,7 @@ from codemem.app.drafting import task_context
 from codemem.app.host import environment
 from codemem.memory.embedding import HashingEmbedder
 
+from ...fakes import answer_scoring
 from ..memory.codebase.catlike import CatLikeCollection
 from .cat_stand_in import CatForm, CatFormState
 
@@ -125,3 +128,18 @@ def counted_retrievals(monkeypatch):
 
     monkeypatch.setattr(task_context, "retrieve", counted)
     return queries
+
+
+def drafting_reply(prompt: str, score_of: Callable[[str], tuple[float, str]],
+                   metacode: Mapping[str, object], draft: str) -> str:
+    """A scripted model's reply for a request drafted in one go: the scoring by ``score_of``,
+    the meta-code, the draft; any other prompt fails the test."""
+    if "Score" in prompt[:400] or "rate" in prompt[:200]:
+        scored = answer_scoring(prompt, score_of)
+        if scored is not None:
+            return scored
+    if prompt.startswith("You turn a programming request into META-CODE"):
+        return json.dumps(metacode)
+    if prompt.startswith("You write Python code for one goal"):
+        return draft
+    raise AssertionError(f"unexpected prompt: {prompt[:200]}")

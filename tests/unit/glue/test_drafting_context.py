@@ -8,7 +8,6 @@ generation prompt if the drafting retrieval asks with the meta-code's words.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -17,7 +16,15 @@ from codemem.app import entry, process
 from codemem.app.host import llm_port
 
 from ...fakes import FunctionLLM, answer_scoring, scoring_blocks
-from .glue_support import counted_retrievals, make_cat, say, settings_of, state_of, wait_for_draft
+from .glue_support import (
+    counted_retrievals,
+    drafting_reply,
+    make_cat,
+    say,
+    settings_of,
+    state_of,
+    wait_for_draft,
+)
 
 REQUEST = "write a function save_note in text_utils.py that saves a short message"
 METACODE = {
@@ -60,18 +67,11 @@ def _words(text: str) -> set[str]:
 
 
 def answer(prompt: str) -> str:
-    if "Score" in prompt[:400] or "rate" in prompt[:200]:
-        context, _ = scoring_blocks(prompt)
-        wanted = _words(context)
-        scored = answer_scoring(prompt, lambda memory: (
-            (0.9, "shares words") if _words(memory) & wanted else (0.1, "unrelated")))
-        if scored is not None:
-            return scored
-    if prompt.startswith("You turn a programming request into META-CODE"):
-        return json.dumps(METACODE)
-    if prompt.startswith("You write Python code for one goal"):
-        return DRAFT
-    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+    def shares_words(memory: str) -> tuple[float, str]:
+        wanted = _words(scoring_blocks(prompt)[0])
+        return (0.9, "shares words") if _words(memory) & wanted else (0.1, "unrelated")
+
+    return drafting_reply(prompt, shares_words, METACODE, DRAFT)
 
 
 @pytest.fixture

@@ -15,15 +15,13 @@ last block went first: ``Table.insert``, ranked last, was cut.)
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from codemem.app import entry, process
 from codemem.app.host import llm_port
 
-from ...fakes import FunctionLLM, answer_scoring
-from .glue_support import make_cat, say, settings_of, state_of, wait_for_draft
+from ...fakes import FunctionLLM
+from .glue_support import drafting_reply, make_cat, say, settings_of, state_of, wait_for_draft
 
 REQUEST = ("write save_note in text_utils.py, store the note in the 'notes' table, use the "
            "TinyDB API")
@@ -210,15 +208,7 @@ def score(memory: str) -> tuple[float, str]:
 
 
 def answer(prompt: str) -> str:
-    if "Score" in prompt[:400] or "rate" in prompt[:200]:
-        scored = answer_scoring(prompt, score)
-        if scored is not None:
-            return scored
-    if prompt.startswith("You turn a programming request into META-CODE"):
-        return json.dumps(METACODE)
-    if prompt.startswith("You write Python code for one goal"):
-        return DRAFT
-    raise AssertionError(f"unexpected prompt: {prompt[:200]}")
+    return drafting_reply(prompt, score, METACODE, DRAFT)
 
 
 @pytest.fixture
