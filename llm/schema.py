@@ -43,14 +43,15 @@ from .coerce import normalise_keys, squash
 _STRIPPED = "\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
 #: what free text may hold under a pattern: no quote, backslash or control character
 _TEXT_CHAR = '[^"\\\\\\x00-\\x1f]'
-#: what it may start with: nothing ``strip`` (or a stripped backtick) would remove
-_FIRST_CHAR = '[^ `"\\\\\\x00-\\x1f' + _STRIPPED + "]"
+#: what it may start with: nothing ``strip`` (or a stripped backtick) would remove, and no
+#: ``<``: the prompts write what goes in a field as ``<...>``, and a copy of it is no value
+_FIRST_CHAR = '[^ `<"\\\\\\x00-\\x1f' + _STRIPPED + "]"
 
 
 def line_pattern(max_chars: int) -> str:
     """One line of visible text of at most ``max_chars`` characters: never blank, never starting
-    with a space or a backtick, no double quote, backslash or control character (single quotes
-    serve for code)."""
+    with a space, a backtick or ``<`` (a template's placeholder), no double quote, backslash or
+    control character (single quotes serve for code)."""
     return f"^{_FIRST_CHAR}{_TEXT_CHAR}{{0,{max_chars - 1}}}$"
 
 

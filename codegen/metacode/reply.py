@@ -49,6 +49,7 @@ from .patterns import (
 from .patterns import (
     call as call_pattern,
 )
+from .placeholders import copied_fields, is_placeholder, without_placeholder_examples
 from .scope import MAX_SCOPE, default_why
 
 #: a JSON value an example may expect, bounded so that a grammar cannot run away in it
@@ -73,7 +74,7 @@ class IOItem(ReplyModel):
     @field_validator("type", "description", mode="before")
     @classmethod
     def _text(cls, value: Any) -> str:
-        return "" if value is None else str(value).strip()
+        return "" if value is None or is_placeholder(value) else str(value).strip()
 
 
 class ExampleItem(ReplyModel):
@@ -244,7 +245,8 @@ class MetaCodeReply(ReplyModel):
                      mode="before")
     @classmethod
     def _lists(cls, value: Any) -> list[str]:
-        return as_text_list(value, ("check", "text", "description", "constraint", "assumption"))
+        items = as_text_list(value, ("check", "text", "description", "constraint", "assumption"))
+        return [item for item in items if not is_placeholder(item)]
 
     def to_data(self, raw: dict[str, Any], impact: ImpactReport | None = None,
                 ) -> dict[str, Any]:
@@ -253,12 +255,17 @@ class MetaCodeReply(ReplyModel):
         data: dict[str, Any] = {
             k: getattr(self, k) for k in ("target_path", "symbol", "kind", "signature",
                                           "behaviour") if getattr(self, k) is not None}
-        data["inputs"] = [io.model_dump() for io in self.inputs]
-        data["outputs"] = [io.model_dump() for io in self.outputs]
-        data["examples"] = [e.to_data() for e in self.examples]
+        copied = copied_fields(data)
+        if copied:
+            raise ReplyRefused("; ".join(copied))
+        data["inputs"] = [io.model_dump() for io in self.inputs if not is_placeholder(io.name)]
+        data["outputs"] = [io.model_dump() for io in self.outputs if not is_placeholder(io.name)]
+        data["examples"], left_out = without_placeholder_examples(
+            [e.to_data() for e in self.examples])
         data.update(constraints=list(self.constraints),
                     acceptance_checks=list(self.acceptance_checks),
-                    assumptions=list(self.assumptions), questions=list(self.questions))
+                    assumptions=list(self.assumptions) + left_out,
+                    questions=list(self.questions))
         data["assumptions"] += _reconcile(data)
         target = (data.get("target_path"), str(data.get("symbol") or ""))
         places = [e for e in self.scope if (e.path, e.symbol) != target]

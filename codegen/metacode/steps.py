@@ -21,14 +21,21 @@ Repository context:
 $context
 
 """
-_METACODE_KEYS = """Answer with ONE JSON object and nothing else, with exactly these keys:
-{"target_path": "relative/path.py", "symbol": "qualified name (Class.method for a method)",
- "kind": "function|method|class|module", "signature": "def name(params) -> type",
- "behaviour": "what it does", "inputs": [{"name": "...", "type": "...", "description": "..."}],
- "outputs": [{"name": "return", "type": "...", "description": "..."}],
- "examples": [{"call": "name(arg)", "expected": <JSON value>},
-              {"call": "name(bad)", "raises": "ValueError"}],
- "constraints": ["..."], "acceptance_checks": ["..."], "assumptions": ["..."]"""
+_METACODE_KEYS = """Answer with ONE JSON object and nothing else, with exactly these keys.
+Each <...> says what goes there: write the request's own value in its place, never the <...>.
+{"target_path": "<the file: a relative path ending in .py>",
+ "symbol": "<the name; Class.method for a method>",
+ "kind": "<function, method, class or module>",
+ "signature": "<the def or class header: name, parameters and types, result type>",
+ "behaviour": "<what the code does, in one sentence>",
+ "inputs": [{"name": "<a parameter>", "type": "<its type>", "description": "<its meaning>"}],
+ "outputs": [{"name": "return", "type": "<the result type>", "description": "<its meaning>"}],
+ "examples": [{"call": "<a call of the target with real arguments>",
+               "expected": <the JSON value that call returns>},
+              {"call": "<a call with a wrong argument>", "raises": "<the exception raised>"}],
+ "constraints": ["<a rule the code must keep>"],
+ "acceptance_checks": ["<a check a reviewer can verify>"],
+ "assumptions": ["<what you assumed>"]"""
 _EXAMPLES_RULE = ("Examples are Python call expressions whose results are JSON values; give at "
                   "least two.\n"
                   "An acceptance check that an example's result alone shows ends with that call, "
