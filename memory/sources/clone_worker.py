@@ -51,6 +51,10 @@ def main() -> int:
 
 
 def run(job: dict[str, Any]) -> dict[str, Any]:
+    """The job done by the git binary (``clone_git.py``) or by dulwich; the answer names it."""
+    git = git_engine(job)
+    if git is not None:
+        return dict(git.run(job, resolve, Failure))
     from dulwich.client import get_transport_and_path
 
     client, path = get_transport_and_path(job["url"])
@@ -58,9 +62,32 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     refs: dict[bytes, bytes] = getattr(remote, "refs", remote)  # newer dulwich: LsRemoteResult
     commit, name = resolve(refs, job.get("ref", ""))
     if commit == job.get("known"):
-        return {"ok": True, "commit": commit, "ref": name, "unchanged": True}
+        return {"ok": True, "commit": commit, "ref": name, "unchanged": True,
+                "engine": "dulwich"}
     fetch(client, path, job["dest"], commit, name, int(job["max_bytes"]))
-    return {"ok": True, "commit": commit, "ref": name, "unchanged": False}
+    return {"ok": True, "commit": commit, "ref": name, "unchanged": False, "engine": "dulwich"}
+
+
+def git_engine(job: dict[str, Any]) -> Any:
+    """``clone_git.py`` (loaded by its path, beside this file) when the job's ``engine`` is
+    ``git``, or ``auto`` (the default) with a git binary that can fetch the URL; else None
+    (dulwich). ``git`` without a binary is a failure, never a silent dulwich fetch."""
+    import importlib.util
+    import shutil
+
+    choice = job.get("engine") or "auto"
+    if choice not in ("auto", "git", "dulwich"):
+        raise Failure(FAILED, f"unknown engine {choice!r}")
+    if choice == "dulwich" or choice == "auto" and shutil.which("git") is None:
+        return None
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clone_git.py")
+    spec = importlib.util.spec_from_file_location("codemem_clone_git", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if choice == "git" or module.fits(job["url"]):
+        return module
+    return None
 
 
 def resolve(refs: dict[bytes, bytes], ref: str) -> tuple[str, str]:

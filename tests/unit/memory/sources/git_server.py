@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import io
 import os
 import socket
 import threading
@@ -77,6 +78,9 @@ def git_http_server(repos: dict[str, str], *, password: str = "") -> Iterator[st
         def log_message(self, *args: object) -> None:
             pass
 
+        def get_stderr(self):  # dulwich's server fails a step of git's shallow negotiation
+            return io.StringIO()  # (git asks again and gets its pack): not the test's output
+
     opened = {f"/{name}": Repo(path) for name, path in repos.items()}
     app = make_wsgi_chain(DictBackend(opened))
     if password:
@@ -136,6 +140,50 @@ def clone_workers(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def processes_in(folder: str) -> list[int]:
+    """Live processes (this one aside) working in ``folder`` or naming it on their command
+    line: a git left behind by a stopped fetch."""
+    root = os.path.realpath(folder)
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cwd = os.path.realpath(os.readlink(f"/proc/{entry}/cwd"))
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().decode("utf-8", "replace")
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                zombie = handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            continue
+        if not zombie and (cwd == root or cwd.startswith(root + os.sep) or root in cmdline):
+            found.append(int(entry))
+    return found
+
+
+@contextlib.contextmanager
+def command_lines() -> Iterator[set[str]]:
+    """Every process command line on the machine, sampled every few milliseconds while the
+    block runs (what another user could read in ``ps``)."""
+    seen: set[str] = set()
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            for entry in os.listdir("/proc"):
+                with contextlib.suppress(OSError), open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    seen.add(handle.read().replace(b"\0", b" ").decode("utf-8", "replace"))
+            stop.wait(0.002)
+
+    thread = threading.Thread(target=sample, name="test-command-lines", daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join(5)
 
 
 def children_of(pid: int) -> list[int]:
