@@ -7,7 +7,14 @@ interrupted from another thread. In a process of its own, ``clone.py`` can stop 
 group, and nothing is left: not a thread, not a half-written folder (the parent removes the
 temporary folder). The job comes on standard input as JSON (so a URL's credentials never show in
 the process list) and the answer is one JSON line on standard output. Only the standard library
-and dulwich are imported here.
+and dulwich are imported here (and ``clone_git.py``, beside this file, loaded by its path).
+
+Two engines do the same job and give the same answer (which one ran is in it: ``engine``):
+dulwich, the pure-Python git the stock Cat image has (no git binary there), and the git binary
+(``clone_git.py``, confined as its docstring says). The job's ``engine`` chooses: "dulwich",
+"git", or "auto" (the default): git where there is a binary and the URL is a network one
+(https, http, ssh), where ``bench/clone_bench.py`` measured it faster (docs/benchmarks.md);
+dulwich otherwise (no binary, ``file://`` URLs, an ssh URL holding a password).
 
 The fetch: the remote's refs are listed, the ref resolved (a branch, a tag, or a commit id; none:
 the remote's HEAD). When the remote is at the commit already indexed (``known``), that is the
@@ -70,8 +77,9 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
 
 def git_engine(job: dict[str, Any]) -> Any:
     """``clone_git.py`` (loaded by its path, beside this file) when the job's ``engine`` is
-    ``git``, or ``auto`` (the default) with a git binary that can fetch the URL; else None
-    (dulwich). ``git`` without a binary is a failure, never a silent dulwich fetch."""
+    ``git``, or ``auto`` (the default) with a git binary and a URL git fetches faster
+    (``clone_git.preferred``: https, http, ssh); else None (dulwich). ``git`` without a
+    binary is a failure, never a silent dulwich fetch."""
     import importlib.util
     import shutil
 
@@ -85,7 +93,7 @@ def git_engine(job: dict[str, Any]) -> Any:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    if choice == "git" or module.fits(job["url"]):
+    if choice == "git" or module.preferred(job["url"]):
         return module
     return None
 

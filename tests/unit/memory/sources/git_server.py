@@ -65,9 +65,11 @@ def _basic_auth(app, user: str, password: str):
 
 
 @contextlib.contextmanager
-def git_http_server(repos: dict[str, str], *, password: str = "") -> Iterator[str]:
+def git_http_server(repos: dict[str, str], *, password: str = "",
+                    seen: list[str] | None = None) -> Iterator[str]:
     """Serve ``repos`` (URL path -> repository folder) over smart HTTP on 127.0.0.1; yields
-    the base URL. With ``password``, every request needs Basic auth as ``user:password``."""
+    the base URL. With ``password``, every request needs Basic auth as ``user:password``;
+    ``seen`` receives each request's path and ``Authorization`` header."""
     from wsgiref.simple_server import WSGIRequestHandler, make_server
 
     from dulwich.repo import Repo
@@ -85,6 +87,8 @@ def git_http_server(repos: dict[str, str], *, password: str = "") -> Iterator[st
     app = make_wsgi_chain(DictBackend(opened))
     if password:
         app = _basic_auth(app, "user", password)
+    if seen is not None:
+        app = _recording(app, seen)
     server = make_server("127.0.0.1", 0, app, handler_class=Quiet)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                               name="test-git-http", daemon=True)
@@ -97,6 +101,43 @@ def git_http_server(repos: dict[str, str], *, password: str = "") -> Iterator[st
         thread.join(5)
         for repo in opened.values():
             repo.close()
+
+
+def _recording(app, seen: list[str]):
+    def record(environ, start_response):
+        seen.append(f"{environ.get('PATH_INFO')} {environ.get('HTTP_AUTHORIZATION', '')}")
+        return app(environ, start_response)
+
+    return record
+
+
+@contextlib.contextmanager
+def redirecting_host(target: str) -> Iterator[str]:
+    """A host that answers every request with a redirect to the same path under ``target``;
+    yields its base URL."""
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    def redirect(environ, start_response):
+        query = environ.get("QUERY_STRING", "")
+        start_response("302 Found", [("Location", target + environ["PATH_INFO"]
+                                      + (f"?{query}" if query else "")),
+                                     ("Content-Length", "0")])
+        return [b""]
+
+    server = make_server("127.0.0.1", 0, redirect, handler_class=Quiet)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name="test-redirect", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
 
 
 @contextlib.contextmanager
