@@ -4,7 +4,8 @@ Run from the plugin root (prints a Markdown section for docs/benchmarks.md)::
 
     .venv/bin/python -m tests.run bench.clone_bench [--files 3000] [--runs 5]
 
-A repository of ``--files`` real Python files (the standard library's, one commit) is served
+A repository of ``--files`` real Python files (the standard library's, one commit), its objects
+packed (as a forge serves them, or after ``git gc``) and then loose (just committed), is served
 three ways on loopback: ``git http-backend`` behind a small WSGI bridge (what the forges run:
 the server is git), dulwich's smart HTTP server (the unit tests' server: the server is Python),
 and a ``file://`` URL. Each engine clones it with ``fetch_clone`` (the child process, depth 1,
@@ -13,7 +14,8 @@ each, alternating engines; the medians are reported, with the "unchanged" check 
 nothing fetched). Each fetch runs in a fresh process of its own, which reports its wall time
 and the CPU time of the processes the fetch ran (the worker, and git's where it runs; the
 server's aside, except for ``file://`` where git's upload-pack is the fetch's own child and
-dulwich reads the repository in the worker): on a shared machine the steadier figure.
+dulwich reads the repository in the worker). On a shared machine both move with the others'
+load: compare the engines within one run, where their runs alternate.
 Compare figures of the same run only.
 """
 
@@ -41,16 +43,35 @@ from .index_bench import copy_stdlib
 ENGINES = ("dulwich", "git")
 
 
-def build_repository(path: Path, files: int) -> tuple[int, int]:
-    """One commit of ``files`` standard-library files at ``path``; (files, bytes)."""
+def build_repository(path: Path, files: int, packed: bool) -> tuple[int, int]:
+    """One commit of ``files`` standard-library files at ``path``, its objects packed (as a
+    forge serves them, or a repository after ``git gc``) or loose (just committed); (files,
+    bytes)."""
     count = copy_stdlib(path, files)
     size = sum(p.stat().st_size for p in path.rglob("*.py"))
     env = {"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_CONFIG_GLOBAL": os.devnull, "HOME": str(path)}
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"],
-                 ["-c", "user.name=B", "-c", "user.email=b@example.org", "commit", "-qm", "x"]):
+    steps = [["init", "-q", "-b", "main"], ["add", "-A"],
+             ["-c", "user.name=B", "-c", "user.email=b@example.org", "commit", "-qm", "x"]]
+    for args in steps + ([["repack", "-adq"]] if packed else []):
         subprocess.run(["git", "-C", str(path), *args], check=True, env=env)
     return count, size
+
+
+def bench_layout(base: Path, files: int, packed: bool, runs: int) -> dict[str, Any]:
+    """The three servers of one repository layout: {row name: medians per engine}."""
+    layout = "packed" if packed else "loose"
+    repo = base / layout / "repo.git"
+    build_repository(repo, files, packed)
+    results = {}
+    with git_backend_server(str(repo.parent)) as url:
+        results[f"git http-backend, {layout}"] = time_engines(f"{url}/repo.git",
+                                                              base / f"w1{layout}", runs)
+    with git_http_server({"repo.git": str(repo)}) as url:
+        results[f"dulwich smart HTTP, {layout}"] = time_engines(f"{url}/repo.git",
+                                                                base / f"w2{layout}", runs)
+    results[f"file://, {layout}"] = time_engines(f"file://{repo}", base / f"w3{layout}", runs)
+    return results
 
 
 def _backend(root: str) -> Callable[..., Any]:
@@ -158,15 +179,10 @@ def main() -> None:
         raise SystemExit("the git engine needs a git binary on PATH")
     base = Path(tempfile.mkdtemp(prefix="clone-bench-"))
     try:
-        repo = base / "served" / "repo.git"
-        files, size = build_repository(repo, args.files)
-        results = {}
-        with git_backend_server(str(repo.parent)) as url:
-            results["git http-backend"] = time_engines(f"{url}/repo.git", base / "w1", args.runs)
-        with git_http_server({"repo.git": str(repo)}) as url:
-            results["dulwich smart HTTP"] = time_engines(f"{url}/repo.git", base / "w2",
-                                                         args.runs)
-        results["file://"] = time_engines(f"file://{repo}", base / "w3", args.runs)
+        results = {**bench_layout(base, args.files, True, args.runs),
+                   **bench_layout(base, args.files, False, args.runs)}
+        files = len(list((base / "packed" / "repo.git").rglob("*.py")))
+        size = sum(p.stat().st_size for p in (base / "packed" / "repo.git").rglob("*.py"))
     finally:
         shutil.rmtree(base, ignore_errors=True)
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout

@@ -23,8 +23,9 @@ The same safety as the dulwich engine, stated here because git has more doors:
   a shell function: no secret in its arguments), which answers only the URL's own protocol
   and host: a redirect to another host gets nothing (git asks again there). An ssh URL with
   a password, or credentials holding a control character, are left to dulwich (``fits``);
-- no system or global configuration (``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_GLOBAL=/dev/null``),
-  no templates, no hooks (``core.hooksPath`` an empty folder), no other credential helper, no
+- no system or global configuration (``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_GLOBAL=/dev/null``,
+  and ``HOME`` an empty folder for a git older than 2.32; ssh finds the Cat user's keys by
+  its account, not by ``HOME``), no templates, no hooks (``core.hooksPath`` an empty folder), no other credential helper, no
   prompt
   (``GIT_TERMINAL_PROMPT=0``, ``GIT_ASKPASS`` empty, standard input closed), no background
   maintenance (``gc.auto=0``: nothing outlives the worker);
@@ -78,11 +79,12 @@ Fail = Callable[[str, str], Exception]
 
 
 def preferred(url: str) -> bool:
-    """Whether "auto" fetches ``url`` with git: a network URL (https, http, ssh) git can fetch
-    without a credential on its command line. ``bench/clone_bench.py`` measured git faster
-    over HTTP (less CPU: the pack indexed and checked out in C) and slower over ``file://``
-    (its upload-pack compresses the pack afresh), which stays with dulwich."""
-    return scheme_of(url) in ("https", "http", "ssh") and fits(url)
+    """Whether "auto" fetches ``url`` with git: wherever git can fetch it without a credential
+    on its command line. ``bench/clone_bench.py`` measured git faster over HTTP (against git's
+    own server and dulwich's, packed or loose objects) and over ``file://`` from a packed
+    repository; slower only over ``file://`` from a repository whose objects were never packed
+    (git's upload-pack compresses them afresh): docs/benchmarks.md."""
+    return fits(url)
 
 
 def fits(url: str) -> bool:
@@ -141,8 +143,9 @@ class Git:
             raise fail(FAILED, f"the git engine does not fetch {scheme} URLs like this one")
         self.fail = fail
         self.url, login = _without_credentials(url)
-        hooks = os.path.join(work, "no-hooks")
+        hooks, home = os.path.join(work, "no-hooks"), os.path.join(work, "git-home")
         os.makedirs(hooks, exist_ok=True)
+        os.makedirs(home, exist_ok=True)
         self.argv = [binary, "-c", f"protocol.{scheme}.allow=always", "-c",
                      f"core.hooksPath={hooks}"]
         for item in _CONFIG:
@@ -150,6 +153,7 @@ class Git:
         if login:
             self.argv += ["-c", f"credential.helper={_HELPER_SH}"]
         self.env = _environment(login)
+        self.env.update(HOME=home, XDG_CONFIG_HOME=home)  # no user config, whatever git's age
 
     def ls_remote(self) -> dict[bytes, bytes]:
         out = self.call(["ls-remote", "--", self.url])

@@ -12,9 +12,9 @@ and dulwich are imported here (and ``clone_git.py``, beside this file, loaded by
 Two engines do the same job and give the same answer (which one ran is in it: ``engine``):
 dulwich, the pure-Python git the stock Cat image has (no git binary there), and the git binary
 (``clone_git.py``, confined as its docstring says). The job's ``engine`` chooses: "dulwich",
-"git", or "auto" (the default): git where there is a binary and the URL is a network one
-(https, http, ssh), where ``bench/clone_bench.py`` measured it faster (docs/benchmarks.md);
-dulwich otherwise (no binary, ``file://`` URLs, an ssh URL holding a password).
+"git", or "auto" (the default): git where there is a binary, which ``bench/clone_bench.py``
+measured faster (docs/benchmarks.md); dulwich otherwise (no binary; an ssh URL holding a
+password, which git would put on ssh's command line).
 
 The fetch: the remote's refs are listed, the ref resolved (a branch, a tag, or a commit id; none:
 the remote's HEAD). When the remote is at the commit already indexed (``known``), that is the
@@ -77,9 +77,9 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
 
 def git_engine(job: dict[str, Any]) -> Any:
     """``clone_git.py`` (loaded by its path, beside this file) when the job's ``engine`` is
-    ``git``, or ``auto`` (the default) with a git binary and a URL git fetches faster
-    (``clone_git.preferred``: https, http, ssh); else None (dulwich). ``git`` without a
-    binary is a failure, never a silent dulwich fetch."""
+    ``git``, or ``auto`` (the default) with a git binary and a URL it takes
+    (``clone_git.preferred``); else None (dulwich). ``git`` without a binary is a failure,
+    never a silent dulwich fetch."""
     import importlib.util
     import shutil
 

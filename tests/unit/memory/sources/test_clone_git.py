@@ -37,16 +37,16 @@ def served(tmp_path_factory):
 
 
 @needs_git
-def test_auto_takes_git_for_a_network_url_and_dulwich_for_file_urls(served, tmp_path):
+def test_auto_takes_git_for_network_and_file_urls_and_either_can_be_forced(served, tmp_path):
     base, path, commit = served
     over_http = fetch_clone(parse_git_url(f"{base}/kit.git"), str(tmp_path / "a" / "kit"),
                             CloneLimits())
     local = parse_git_url(f"file://{path}", file_roots=[os.path.dirname(path)])
     on_disk = fetch_clone(local, str(tmp_path / "b" / "kit"), CloneLimits())
-    forced = fetch_clone(local, str(tmp_path / "c" / "kit"), CloneLimits(engine="git"))
-    assert (over_http.engine, on_disk.engine, forced.engine) == ("git", "dulwich", "git")
+    forced = fetch_clone(local, str(tmp_path / "c" / "kit"), CloneLimits(engine="dulwich"))
+    assert (over_http.engine, on_disk.engine, forced.engine) == ("git", "git", "dulwich")
     assert over_http.commit == on_disk.commit == forced.commit == commit
-    assert sorted(os.listdir(tmp_path / "c" / "kit")) == [".git", "kit"]
+    assert sorted(os.listdir(tmp_path / "b" / "kit")) == [".git", "kit"]
 
 
 def test_without_a_git_binary_auto_is_dulwich_and_git_is_refused(served, tmp_path,
@@ -137,7 +137,7 @@ def test_gits_messages_are_read_as_the_users_failure_kinds(said, kind):
 def test_the_engine_choice_by_url():
     assert clone_git.preferred("https://h/o/r.git") and clone_git.preferred("git@h:o/r.git")
     assert clone_git.preferred("https://user:token@h/o/r.git")
-    assert not clone_git.preferred("file:///srv/r")  # measured faster with dulwich
+    assert clone_git.preferred("file:///srv/r")
     assert not clone_git.fits("ssh://user:password@h/r")  # ssh would get it on its command line
     assert not clone_git.fits("https://user:a%0Ab@h/r")  # a newline for the helper's answer
     assert not clone_git.fits("ext::sh -c x") and not clone_git.fits("fd::17")
