@@ -25,10 +25,10 @@ The same safety as the dulwich engine, stated here because git has more doors:
   a password, or credentials holding a control character, are left to dulwich (``fits``);
 - no system or global configuration (``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_GLOBAL=/dev/null``,
   and ``HOME`` an empty folder for a git older than 2.32; ssh finds the Cat user's keys by
-  its account, not by ``HOME``), no templates, no hooks (``core.hooksPath`` an empty folder), no other credential helper, no
-  prompt
-  (``GIT_TERMINAL_PROMPT=0``, ``GIT_ASKPASS`` empty, standard input closed), no background
-  maintenance (``gc.auto=0``: nothing outlives the worker);
+  its account, not by ``HOME``), no templates, no hooks (``core.hooksPath`` an empty folder),
+  no other credential helper, no prompt (``GIT_TERMINAL_PROMPT=0``, ``GIT_ASKPASS`` empty,
+  standard input closed), no background maintenance (``gc.auto=0``: nothing outlives the
+  worker);
 - ``core.symlinks=false``: a link is checked out as a small file holding its target, as the
   dulwich engine writes it; git itself refuses ``.git`` and ``..`` path elements.
 """
