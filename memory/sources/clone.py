@@ -57,6 +57,9 @@ class CloneLimits:
     max_bytes: int = CLONE_DEFAULTS.max_mb << 20
     timeout_s: float = CLONE_DEFAULTS.timeout_s
     stop: Callable[[], bool] = lambda: False
+    #: Which fetch runs (``clone_worker.git_engine``): "auto" (the git binary where there is
+    #: one, else dulwich), "git" or "dulwich"; not a setting (the tests run both).
+    engine: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,8 @@ class Fetched:
     commit: str
     ref: str
     unchanged: bool = False
+    #: The engine that fetched: "git" or "dulwich".
+    engine: str = ""
 
 
 class CloneFailed(CodeMemoryError):
@@ -89,9 +94,10 @@ def fetch_clone(location: GitUrl, dest: str, limits: CloneLimits,
         work = os.path.join(tmp, "clone")
         have = known if os.path.isdir(os.path.join(dest, ".git")) else ""
         answer = _run_worker({"url": location.url, "ref": location.ref, "dest": work,
-                              "known": have, "max_bytes": limits.max_bytes}, tmp, limits)
+                              "known": have, "max_bytes": limits.max_bytes,
+                              "engine": limits.engine}, tmp, limits)
         fetched = Fetched(str(answer["commit"]), str(answer.get("ref", "")),
-                          bool(answer["unchanged"]))
+                          bool(answer["unchanged"]), str(answer.get("engine", "")))
         if not fetched.unchanged:
             if _size(work) > limits.max_bytes:
                 raise _too_big(limits)
@@ -245,7 +251,8 @@ def _network_reason(detail: str) -> str:
                            "unknown host name"),
                           (("timed out", "timeout"), "no answer in time"),
                           (("unreachable",), "network unreachable"),
-                          (("certificate", "ssl"), "its TLS certificate was refused")):
+                          (("certificate", "ssl"), "its TLS certificate was refused"),
+                          (("couldn't connect", "failed to connect"), "the connection failed")):
         if any(w in lowered for w in words):
             return reason
     return detail[:120] or "no connection"

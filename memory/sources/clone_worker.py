@@ -7,7 +7,14 @@ interrupted from another thread. In a process of its own, ``clone.py`` can stop 
 group, and nothing is left: not a thread, not a half-written folder (the parent removes the
 temporary folder). The job comes on standard input as JSON (so a URL's credentials never show in
 the process list) and the answer is one JSON line on standard output. Only the standard library
-and dulwich are imported here.
+and dulwich are imported here (and ``clone_git.py``, beside this file, loaded by its path).
+
+Two engines do the same job and give the same answer (which one ran is in it: ``engine``):
+dulwich, the pure-Python git the stock Cat image has (no git binary there), and the git binary
+(``clone_git.py``, confined as its docstring says). The job's ``engine`` chooses: "dulwich",
+"git", or "auto" (the default): git where there is a binary, which ``bench/clone_bench.py``
+measured faster (docs/benchmarks.md); dulwich otherwise (no binary; an ssh URL holding a
+password, which git would put on ssh's command line).
 
 The fetch: the remote's refs are listed, the ref resolved (a branch, a tag, or a commit id; none:
 the remote's HEAD). When the remote is at the commit already indexed (``known``), that is the
@@ -51,6 +58,10 @@ def main() -> int:
 
 
 def run(job: dict[str, Any]) -> dict[str, Any]:
+    """The job done by the git binary (``clone_git.py``) or by dulwich; the answer names it."""
+    git = git_engine(job)
+    if git is not None:
+        return dict(git.run(job, resolve, Failure))
     from dulwich.client import get_transport_and_path
 
     client, path = get_transport_and_path(job["url"])
@@ -58,9 +69,33 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     refs: dict[bytes, bytes] = getattr(remote, "refs", remote)  # newer dulwich: LsRemoteResult
     commit, name = resolve(refs, job.get("ref", ""))
     if commit == job.get("known"):
-        return {"ok": True, "commit": commit, "ref": name, "unchanged": True}
+        return {"ok": True, "commit": commit, "ref": name, "unchanged": True,
+                "engine": "dulwich"}
     fetch(client, path, job["dest"], commit, name, int(job["max_bytes"]))
-    return {"ok": True, "commit": commit, "ref": name, "unchanged": False}
+    return {"ok": True, "commit": commit, "ref": name, "unchanged": False, "engine": "dulwich"}
+
+
+def git_engine(job: dict[str, Any]) -> Any:
+    """``clone_git.py`` (loaded by its path, beside this file) when the job's ``engine`` is
+    ``git``, or ``auto`` (the default) with a git binary and a URL it takes
+    (``clone_git.preferred``); else None (dulwich). ``git`` without a binary is a failure,
+    never a silent dulwich fetch."""
+    import importlib.util
+    import shutil
+
+    choice = job.get("engine") or "auto"
+    if choice not in ("auto", "git", "dulwich"):
+        raise Failure(FAILED, f"unknown engine {choice!r}")
+    if choice == "dulwich" or choice == "auto" and shutil.which("git") is None:
+        return None
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clone_git.py")
+    spec = importlib.util.spec_from_file_location("codemem_clone_git", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if choice == "git" or module.preferred(job["url"]):
+        return module
+    return None
 
 
 def resolve(refs: dict[bytes, bytes], ref: str) -> tuple[str, str]:

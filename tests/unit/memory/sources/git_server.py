@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import io
 import os
 import socket
 import threading
@@ -64,9 +65,11 @@ def _basic_auth(app, user: str, password: str):
 
 
 @contextlib.contextmanager
-def git_http_server(repos: dict[str, str], *, password: str = "") -> Iterator[str]:
+def git_http_server(repos: dict[str, str], *, password: str = "",
+                    seen: list[str] | None = None) -> Iterator[str]:
     """Serve ``repos`` (URL path -> repository folder) over smart HTTP on 127.0.0.1; yields
-    the base URL. With ``password``, every request needs Basic auth as ``user:password``."""
+    the base URL. With ``password``, every request needs Basic auth as ``user:password``;
+    ``seen`` receives each request's path and ``Authorization`` header."""
     from wsgiref.simple_server import WSGIRequestHandler, make_server
 
     from dulwich.repo import Repo
@@ -77,10 +80,15 @@ def git_http_server(repos: dict[str, str], *, password: str = "") -> Iterator[st
         def log_message(self, *args: object) -> None:
             pass
 
+        def get_stderr(self):  # dulwich's server fails a step of git's shallow negotiation
+            return io.StringIO()  # (git asks again and gets its pack): not the test's output
+
     opened = {f"/{name}": Repo(path) for name, path in repos.items()}
     app = make_wsgi_chain(DictBackend(opened))
     if password:
         app = _basic_auth(app, "user", password)
+    if seen is not None:
+        app = _recording(app, seen)
     server = make_server("127.0.0.1", 0, app, handler_class=Quiet)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
                               name="test-git-http", daemon=True)
@@ -93,6 +101,43 @@ def git_http_server(repos: dict[str, str], *, password: str = "") -> Iterator[st
         thread.join(5)
         for repo in opened.values():
             repo.close()
+
+
+def _recording(app, seen: list[str]):
+    def record(environ, start_response):
+        seen.append(f"{environ.get('PATH_INFO')} {environ.get('HTTP_AUTHORIZATION', '')}")
+        return app(environ, start_response)
+
+    return record
+
+
+@contextlib.contextmanager
+def redirecting_host(target: str) -> Iterator[str]:
+    """A host that answers every request with a redirect to the same path under ``target``;
+    yields its base URL."""
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    def redirect(environ, start_response):
+        query = environ.get("QUERY_STRING", "")
+        start_response("302 Found", [("Location", target + environ["PATH_INFO"]
+                                      + (f"?{query}" if query else "")),
+                                     ("Content-Length", "0")])
+        return [b""]
+
+    server = make_server("127.0.0.1", 0, redirect, handler_class=Quiet)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name="test-redirect", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
 
 
 @contextlib.contextmanager
@@ -136,6 +181,50 @@ def clone_workers(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def processes_in(folder: str) -> list[int]:
+    """Live processes (this one aside) working in ``folder`` or naming it on their command
+    line: a git left behind by a stopped fetch."""
+    root = os.path.realpath(folder)
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cwd = os.path.realpath(os.readlink(f"/proc/{entry}/cwd"))
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().decode("utf-8", "replace")
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                zombie = handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            continue
+        if not zombie and (cwd == root or cwd.startswith(root + os.sep) or root in cmdline):
+            found.append(int(entry))
+    return found
+
+
+@contextlib.contextmanager
+def command_lines() -> Iterator[set[str]]:
+    """Every process command line on the machine, sampled every few milliseconds while the
+    block runs (what another user could read in ``ps``)."""
+    seen: set[str] = set()
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            for entry in os.listdir("/proc"):
+                with contextlib.suppress(OSError), open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    seen.add(handle.read().replace(b"\0", b" ").decode("utf-8", "replace"))
+            stop.wait(0.002)
+
+    thread = threading.Thread(target=sample, name="test-command-lines", daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join(5)
 
 
 def children_of(pid: int) -> list[int]:

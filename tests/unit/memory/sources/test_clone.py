@@ -1,7 +1,8 @@
 """Shallow clones from a real git server on loopback (dulwich's smart HTTP), in a child process
 under a time limit and a size cap: at HEAD, a tag, a commit; an unchanged remote; every failure
 in the user's terms, leaving nothing behind (no folder, no process, no thread) and no
-credentials in any message or log record."""
+credentials in any message or log record. Every test runs with both fetch engines (dulwich, and
+the git binary where there is one: the ``engine`` fixture) and checks which one fetched."""
 
 from __future__ import annotations
 
@@ -22,7 +23,15 @@ from codemem.memory.sources.clone import (
 )
 from codemem.memory.sources.git_url import parse_git_url
 
-from .git_server import clone_workers, commit_files, git_http_server, silent_host, wait_until
+from .git_server import (
+    clone_workers,
+    command_lines,
+    commit_files,
+    git_http_server,
+    processes_in,
+    silent_host,
+    wait_until,
+)
 
 KIT_V1 = {"kit/__init__.py": "def greet(name):\n    return name\n",
           "README.md": "# kit\n\nGreets.\n"}
@@ -44,36 +53,37 @@ def _files(folder) -> set[str]:
             for f in files if ".git" not in top.split(os.sep)}
 
 
-def test_a_clone_at_head_a_tag_and_a_commit(served, tmp_path):
+def test_a_clone_at_head_a_tag_and_a_commit(served, tmp_path, engine):
     base, _, first, second = served
     for ref, commit, files in (("", second, {"kit/__init__.py", "kit/extra.py", "README.md"}),
                                ("master", second, None), ("v1", first, set(KIT_V1)),
                                (first, first, set(KIT_V1)), (first[:10], first, None)):
         dest = str(tmp_path / (ref or "head") / "kit")
         url = f"{base}/kit.git" + (f"@{ref}" if ref else "")
-        fetched = fetch_clone(parse_git_url(url), dest, CloneLimits())
+        fetched = fetch_clone(parse_git_url(url), dest, CloneLimits(engine=engine))
         assert fetched.commit == commit and not fetched.unchanged, ref
+        assert fetched.engine == engine
         assert clone_state(dest) == (commit, fetched.ref)
         if files is not None:
             assert _files(dest) == files
     assert fetch_clone(parse_git_url(f"{base}/kit.git"), str(tmp_path / "h2"),
-                       CloneLimits()).ref == "master"
+                       CloneLimits(engine=engine)).ref == "master"
 
 
-def test_an_unchanged_remote_fetches_nothing_and_a_moved_one_replaces_the_clone(tmp_path):
+def test_an_unchanged_remote_fetches_nothing_and_a_moved_one_replaces_the_clone(tmp_path, engine):
     path = str(tmp_path / "moving")
     first = commit_files(path, KIT_V1)
     dest = str(tmp_path / "clones" / "kit")
     with git_http_server({"kit.git": path}) as base:
         location = parse_git_url(f"{base}/kit.git")
-        assert fetch_clone(location, dest, CloneLimits()).commit == first
-        again = fetch_clone(location, dest, CloneLimits(), known=first)
-        assert again.unchanged and again.commit == first
+        assert fetch_clone(location, dest, CloneLimits(engine=engine)).commit == first
+        again = fetch_clone(location, dest, CloneLimits(engine=engine), known=first)
+        assert again.unchanged and again.commit == first and again.engine == engine
         second = commit_files(path, {"kit/new.py": "X = 1\n"})
-        moved = fetch_clone(location, dest, CloneLimits(), known=first)
+        moved = fetch_clone(location, dest, CloneLimits(engine=engine), known=first)
         # a commit that is no tip any more: fetched with the history (servers refuse it alone)
         old = fetch_clone(parse_git_url(f"{base}/kit.git@{first}"), str(tmp_path / "old"),
-                          CloneLimits())
+                          CloneLimits(engine=engine))
     assert old.commit == first and _files(str(tmp_path / "old")) == set(KIT_V1)
     assert moved.commit == second and not moved.unchanged
     assert "kit/new.py" in _files(dest) and clone_state(dest)[0] == second
@@ -81,79 +91,87 @@ def test_an_unchanged_remote_fetches_nothing_and_a_moved_one_replaces_the_clone(
     assert remove_clone(dest) and not os.path.exists(dest) and not remove_clone(dest)
 
 
-def _fails(location, dest, limits=None) -> CloneFailed:
+def _fails(location, dest, limits) -> CloneFailed:
     with pytest.raises(CloneFailed) as err:
-        fetch_clone(location, dest, limits or CloneLimits())
+        fetch_clone(location, dest, limits)
     assert not os.path.exists(dest), "a failed clone leaves nothing"
     assert [n for n in os.listdir(os.path.dirname(dest))] == []
+    assert wait_until(lambda: processes_in(os.path.dirname(dest)) == []), "a git process was left"
     return err.value
 
 
-def test_missing_repositories_and_refs_are_named(served, tmp_path):
-    base = served[0]
-    err = _fails(parse_git_url(f"{base}/nothing.git"), str(tmp_path / "a" / "x"))
+def test_missing_repositories_and_refs_are_named(served, tmp_path, engine):
+    base, limits = served[0], CloneLimits(engine=engine)
+    err = _fails(parse_git_url(f"{base}/nothing.git"), str(tmp_path / "a" / "x"), limits)
     assert err.kind == "not_found" and "no repository at that URL" in str(err)
-    err = _fails(parse_git_url(f"{base}/kit.git@no-such-branch"), str(tmp_path / "b" / "x"))
+    err = _fails(parse_git_url(f"{base}/kit.git@no-such-branch"), str(tmp_path / "b" / "x"),
+                 limits)
     assert err.kind == "ref_not_found" and "no branch, tag or commit `no-such-branch`" in str(err)
-    err = _fails(parse_git_url("http://127.0.0.1:9/kit.git"), str(tmp_path / "c" / "x"))
+    err = _fails(parse_git_url("http://127.0.0.1:9/kit.git"), str(tmp_path / "c" / "x"), limits)
     assert err.kind == "unreachable" and "cannot be reached" in str(err)
 
 
-def test_authentication_needed_and_credentials_never_shown(tmp_path, caplog):
+def test_authentication_needed_and_credentials_never_shown(tmp_path, caplog, engine):
     path = str(tmp_path / "private")
     commit = commit_files(path, KIT_V1)
     caplog.set_level(logging.DEBUG)
-    with git_http_server({"kit.git": path}, password="s3cr3t-token") as base:
-        plain = _fails(parse_git_url(f"{base}/kit.git"), str(tmp_path / "a" / "x"))
+    limits = CloneLimits(engine=engine)
+    with git_http_server({"kit.git": path}, password="s3cr3t-token") as base, \
+            command_lines() as seen:
+        plain = _fails(parse_git_url(f"{base}/kit.git"), str(tmp_path / "a" / "x"), limits)
         wrong = base.replace("http://", "http://user:wrong-token@")
-        bad = _fails(parse_git_url(f"{wrong}/kit.git"), str(tmp_path / "b" / "x"))
+        bad = _fails(parse_git_url(f"{wrong}/kit.git"), str(tmp_path / "b" / "x"), limits)
         good = base.replace("http://", "http://user:s3cr3t-token@")
         fetched = fetch_clone(parse_git_url(f"{good}/kit.git"), str(tmp_path / "c" / "x"),
-                              CloneLimits())
+                              limits)
     assert plain.kind == bad.kind == "auth" and "asks for authentication" in str(plain)
-    assert fetched.commit == commit
-    config = (tmp_path / "c" / "x" / ".git" / "config").read_text()
-    everything = " ".join([str(plain), str(bad), repr(bad), config, caplog.text])
+    assert fetched.commit == commit and fetched.engine == engine
+    clone = b"".join(p.read_bytes() for p in (tmp_path / "c").rglob("*") if p.is_file())
+    assert b"s3cr3t" not in clone and b"wrong-token" not in clone  # config, FETCH_HEAD, ...
+    everything = " ".join([str(plain), str(bad), repr(bad), caplog.text, *seen])
     assert "s3cr3t" not in everything and "wrong-token" not in everything
+    if engine == "git":  # git's own processes were seen, none with the token in its arguments
+        assert any("protocol.allow=never" in line for line in seen), seen
 
 
-def test_a_host_that_never_answers_is_stopped_by_the_time_limit(tmp_path):
+def test_a_host_that_never_answers_is_stopped_by_the_time_limit(tmp_path, engine):
     threads = set(threading.enumerate())
     with silent_host() as hostport:
         started = time.monotonic()
         err = _fails(parse_git_url(f"http://{hostport}/kit.git"), str(tmp_path / "s" / "x"),
-                     CloneLimits(timeout_s=1.5))
+                     CloneLimits(timeout_s=1.5, engine=engine))
         took = time.monotonic() - started
     assert err.kind == "too_slow" and "1.5 s time limit" in str(err)
+    assert processes_in(str(tmp_path)) == [], "a git process was left"
     assert 1.4 < took < 5
     assert wait_until(lambda: clone_workers(os.getpid()) == []), "a child process was left"
     assert set(threading.enumerate()) <= threads, "a thread was left"
 
 
-def test_the_callers_stop_ends_a_fetch_at_once(tmp_path):
+def test_the_callers_stop_ends_a_fetch_at_once(tmp_path, engine):
     stop = threading.Event()
     threading.Timer(0.5, stop.set).start()
     with silent_host() as hostport:
         err = _fails(parse_git_url(f"http://{hostport}/kit.git"), str(tmp_path / "s" / "x"),
-                     CloneLimits(timeout_s=60, stop=stop.is_set))
+                     CloneLimits(timeout_s=60, stop=stop.is_set, engine=engine))
     assert err.kind == "stopped"
     assert wait_until(lambda: clone_workers(os.getpid()) == [])
 
 
-def test_a_repository_over_the_size_cap_is_stopped_and_nothing_kept(tmp_path):
+def test_a_repository_over_the_size_cap_is_stopped_and_nothing_kept(tmp_path, engine):
     path = str(tmp_path / "big")
     noise = os.urandom(3 << 20).hex()  # 6 MiB that do not compress
     commit_files(path, {"blob.txt": noise, "kit/__init__.py": "X = 1\n"})
     with git_http_server({"big.git": path}) as base:
         err = _fails(parse_git_url(f"{base}/big.git"), str(tmp_path / "c" / "x"),
-                     CloneLimits(max_bytes=1 << 20))
+                     CloneLimits(max_bytes=1 << 20, engine=engine))
         assert err.kind == "too_big" and "1 MiB clone cap" in str(err)
         fine = fetch_clone(parse_git_url(f"{base}/big.git"), str(tmp_path / "d" / "x"),
-                           CloneLimits(max_bytes=64 << 20))
+                           CloneLimits(max_bytes=64 << 20, engine=engine))
     assert fine.commit and wait_until(lambda: clone_workers(os.getpid()) == [])
 
 
-def test_links_in_a_repository_are_checked_out_as_plain_files(tmp_path):
+def test_links_in_a_repository_are_checked_out_as_plain_files(tmp_path, engine):
     from dulwich.objects import Blob, Commit, Tree
     from dulwich.repo import Repo
 
@@ -175,7 +193,8 @@ def test_links_in_a_repository_are_checked_out_as_plain_files(tmp_path):
     repo.close()
     dest = tmp_path / "c" / "links"
     with git_http_server({"links.git": path}) as base:
-        fetch_clone(parse_git_url(f"{base}/links.git"), str(dest), CloneLimits())
+        assert fetch_clone(parse_git_url(f"{base}/links.git"), str(dest),
+                           CloneLimits(engine=engine)).engine == engine
     assert not os.path.islink(dest / "passwd")
     assert (dest / "passwd").read_bytes() == b"/etc/passwd"
 

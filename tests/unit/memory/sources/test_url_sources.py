@@ -1,7 +1,8 @@
 """Repositories by URL indexed into a real code memory (SQLite, the parsing pool, a Cat-shaped
 Qdrant collection) from a real git server on loopback: the commit recorded, "update" parsing
 only what changed (or nothing when the ref did not move), a failed update losing nothing, and
-"remove" deleting the clone and every entity."""
+"remove" deleting the clone and every entity; with both fetch engines (dulwich, and the git
+binary where there is one)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ KIT = {
 
 
 @pytest.fixture
-def env(tmp_path, source_pool):
+def env(tmp_path, source_pool, engine):
     client = QdrantClient(":memory:")
     collection = CatLikeCollection(client, "declarative", "HashingEmbedder", 64)
     extractor = CountingExtractor(source_pool)
@@ -39,7 +40,8 @@ def env(tmp_path, source_pool):
     memory = AssociativeMemory(code)
     data = tmp_path / "data"
     options = SourceOptions(cache_dir=str(data / "downloads"), protected=(str(data),),
-                            clones_dir=str(data / "clones"), clone_limits=CloneLimits())
+                            clones_dir=str(data / "clones"),
+                            clone_limits=CloneLimits(engine=engine))
     repo = str(tmp_path / "served" / "kit")
     first = commit_files(repo, KIT, tag="v1")
     with git_http_server({"kit.git": repo}) as base:
@@ -102,7 +104,7 @@ def test_a_failed_update_keeps_the_clone_and_the_entities(env):
     entities = memory.index(source, options).row.entities
     clone = clone_folder(source, options)
     commit_files(repo, {"kit/new.py": "def new():\n    return 1\n"})
-    broken = replace(options, clone_limits=CloneLimits(max_bytes=1))
+    broken = replace(options, clone_limits=replace(options.clone_limits, max_bytes=1))
     update = memory.update(source, broken)
     row = update.result.row
     assert row.status == "error" and "update failed" in row.detail and "clone cap" in row.detail
