@@ -65,6 +65,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     from dulwich.client import get_transport_and_path
 
     client, path = get_transport_and_path(job["url"])
+    keep_credentials_home(client, job["url"])
     remote: Any = client.get_refs(path)
     refs: dict[bytes, bytes] = getattr(remote, "refs", remote)  # newer dulwich: LsRemoteResult
     commit, name = resolve(refs, job.get("ref", ""))
@@ -73,6 +74,32 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
                 "engine": "dulwich"}
     fetch(client, path, job["dest"], commit, name, int(job["max_bytes"]))
     return {"ok": True, "commit": commit, "ref": name, "unchanged": False, "engine": "dulwich"}
+
+
+def keep_credentials_home(client: Any, url: str) -> None:
+    """The URL's credentials go to the URL's own host only. dulwich puts them in its HTTP pool's
+    headers, sent with every request; after a redirect it talks to the new host directly, so
+    the token would follow. Each request to another scheme, host or port goes without them
+    (urllib3 already drops them from the redirect itself)."""
+    pool = getattr(client, "pool_manager", None)
+    if pool is None or not any(k.lower() == "authorization" for k in pool.headers):
+        return
+    from urllib.parse import urlsplit
+
+    def place(target: str) -> tuple[str, str, int | None]:
+        parts = urlsplit(target)
+        return parts.scheme, (parts.hostname or "").lower(), parts.port
+
+    home, send = place(url), pool.request
+
+    def request(method: str, target: str, **kwargs: Any) -> Any:
+        if place(target) != home:
+            headers = kwargs.get("headers") or pool.headers
+            kwargs["headers"] = {k: v for k, v in headers.items()
+                                 if k.lower() != "authorization"}
+        return send(method, target, **kwargs)
+
+    pool.request = request
 
 
 def git_engine(job: dict[str, Any]) -> Any:

@@ -92,12 +92,7 @@ def test_file_urls_outside_the_allowed_folders_never_reach_an_engine(served, tmp
 
 
 @needs_git
-@pytest.mark.parametrize("engine", [
-    "git",
-    pytest.param("dulwich", marks=pytest.mark.xfail(
-        strict=True, reason="dulwich sends the URL's credentials with every request, to the "
-                            "host a redirect names too (urllib3 pool headers): not fixed yet")),
-])
+@pytest.mark.parametrize("engine", ["git", "dulwich"])
 def test_a_redirect_to_another_host_never_gets_the_token(tmp_path, engine):
     path = str(tmp_path / "kit")
     commit = commit_files(path, KIT)
