@@ -11,6 +11,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from .ordinary import not_a_typo
+
 PATH_RE = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|pyw|js|jsx|ts|tsx|java|c|h|"
                      r"cc|cpp|hpp|go|rs|rb|php|cs|toml|cfg|ini|json|yaml|yml))(?![\w/])")
 BACKTICK_RE = re.compile(r"`([A-Za-z_][\w.]*)(?:\([^`]*\))?`")
@@ -78,7 +80,8 @@ def fuzzy(word: str, vocabulary: frozenset[str] | dict[str, str], *,
     ``shortened`` also forgives a dropped letter of a five-letter word ("writ", for verbs).
     ``least``: the shortest vocabulary word a typo may stand for (short words are too close
     to ordinary ones: "testo" is Italian for text, not a typo of "tests"). Of several, the
-    first in alphabetical order ("changed": "change", not "changer"). The candidates come
+    first in alphabetical order. A word of its own language is no typo (``ordinary``:
+    "rewrote", "changed", "cambio" are no "rewrite", "change", "cambia"). The candidates come
     from an index of each vocabulary's one-letter deletions, built once, so a word costs a
     few lookups, not a pass over the list.
     """
@@ -89,7 +92,8 @@ def fuzzy(word: str, vocabulary: frozenset[str] | dict[str, str], *,
     for variant in {word[:i] + word[i + 1:] for i in range(len(word))}:
         found |= deletions.get(variant, set())
     fitting = [c for c in found if len(c) >= least and abs(len(c) - len(word)) <= 1
-               and (len(word) >= 5 or len(c) == 5) and one_edit(word, c)]
+               and (len(word) >= 5 or len(c) == 5) and one_edit(word, c)
+               and not not_a_typo(word, c)]
     return min(fitting) if fitting else ""
 
 

@@ -7,9 +7,10 @@ reader's* vocabulary: a word of the message is never turned into a word the read
 use, and a corrected phrase is only ever a command when the whole of it is the command's shape
 (the readers match the corrected text with the same anchored patterns). Short words change
 less: two or three letters only by a swap ("teh", "ot", "yse") or a doubled letter typed once
-("ad", "dif"); names (a capital inside the message, ``_``, dots) never change. A letter held
-down ("roooll", "redooo") and digits typed for the letters they look like ("r0ll", "r3do",
-"g0") count when the plain word is the vocabulary's.
+("ad", "dif"); names (a capital inside the message, ``_``, dots) never change, and neither
+does a word of its own language (``ordinary``: "step" is no "stop", "lista" no "list"). A
+letter held down ("roooll", "redooo") and digits typed for the letters they look like ("r0ll",
+"r3do", "g0") count when the plain word is the vocabulary's.
 
 ``said_numbers`` writes "draft three" as "draft 3"; ``spoken_punctuation`` writes dictated
 "fmt underscore ts" as ``fmt_ts`` (for suggestions only: a guess). Pure; no I/O.
@@ -21,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+from .ordinary import not_a_typo
 from .text import fold
 
 __all__ = ["Vocabulary", "edit_kind", "said_numbers", "spoken_punctuation"]
@@ -46,7 +48,8 @@ class Vocabulary:
         """The one vocabulary word one edit from ``typed`` (see the module docstring), or ""."""
         if typed in self.words or len(typed) < 2:
             return ""
-        found = {w for w in self._candidates(typed) if _allowed(typed, w)}
+        found = {w for w in self._candidates(typed) if _allowed(typed, w)
+                 and not not_a_typo(typed, w)}
         if len({self._same.get(w, w) for w in found}) == 1:
             return min(found)
         return ""
@@ -59,7 +62,7 @@ class Vocabulary:
             return ""
         found: dict[str, set[str]] = {}
         for word in self._candidates(typed):
-            if word[:1] == typed[:1]:
+            if word[:1] == typed[:1] and not not_a_typo(typed, word):
                 found.setdefault(edit_kind(typed, word), set()).add(word)
         for kind in ("missing", "swap", "extra", "wrong"):
             if found.get(kind):
@@ -78,18 +81,6 @@ class Vocabulary:
         """``text`` with every plain word one edit from this vocabulary corrected (the first
         word may be capitalised; other capitalised words are names and stay)."""
         return _corrected(self, text)
-
-
-#: English words one edit from a command or reply that is one word ("redo", "stop", "apply",
-#: "cancel", "yes" ...), by the rules above, from the plugin's English word list
-#: (``memory/store/data``): never corrected, so "apple", "edit", "about" or "cancer" stay words.
-ORDINARY_NEAR = frozenset("""
-    aborts about amply apple aptly ayes byes cancels cancer confirms conform conformed continual
-    corrects cure duff dyes edit emit exist exits eyes lure okays presume proceeds pure quiet
-    quilt quip quite quits quiz reds resumed resumes shop sire slop smart sore star stare stark
-    stars starts step stomp stoop stops stow suit surer surf surge tart tiff waiter welter
-    wetter whiter writer yens yews
-""".split())
 
 
 @lru_cache(maxsize=512)
@@ -121,8 +112,7 @@ def _fixed(vocabulary: Vocabulary, plain: str, *, first: bool) -> str:
                 if shorter in vocabulary.words:
                     return shorter
             plain = _HELD.sub(r"\1", plain)
-            return vocabulary.near(plain) if plain not in ORDINARY_NEAR else ""
-        return vocabulary.near(plain) if plain not in ORDINARY_NEAR else ""
+        return vocabulary.near(plain)
     if plain.isalnum() and not plain.isdigit() and not plain.isalpha():
         letters = plain.translate(_LEET)
         return letters if letters in vocabulary.words and (len(letters) > 2 or first) else ""
