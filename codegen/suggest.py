@@ -18,7 +18,9 @@ only for a message that carries a command's or a structural change's own words:
 Never for a code request ("write a test that rolls back to draft 2", "add a method rollback
 to Session", "rename fmt_ts to f and make it async"), nor for a question about a command or a
 word ("what is a rollback?", "what does the history command show?"). The offered phrase always
-reads with confidence (``Suggestion.command`` is its reading; None for a rename or a move).
+reads with confidence (``Suggestion.command`` is its reading; None for a rename or a move), and
+a source it offers to add is a spec (``pip:``, a path, a URL), never a word ("add source:
+Wikipedia"); a roll-back told as done ("I went back to draft 2 of my essay") is never asked.
 No model, no I/O.
 """
 
@@ -75,6 +77,8 @@ def suggest_command(text: str) -> Suggestion | None:
 
 def _checked(phrase: str) -> Suggestion | None:
     found = detect_command(phrase)
+    if found is not None and found.command is Command.ADD_SOURCE and not found.explicit:
+        return None  # "add source: Wikipedia, the article on Rome": no spec, no source to add
     if found is not None:
         return Suggestion(phrase, found)
     return Suggestion(phrase, None) if read_structural(phrase) is not None else None
@@ -153,6 +157,11 @@ _BETWEEN = re.compile(r"\b(?:between\s+(?:drafts?\s*)?|drafts?\s*#?\s*)(\d+)\s+(
 _SINCE = re.compile(r"\bsince\b", re.I)
 _ROLL = re.compile(r"\b(?:roll(?:ed|ing)?\s*back|rollback|revert(?:ed)?|go(?:ing)?\s+back|"
                    r"take\s+(?:me|us)\s+back|back\s+to|restore|return\s+to|redo)\b", re.I)
+#: A roll-back told as done by someone ("I went back to draft 2", "we reverted to ...").
+_DONE_ROLL = re.compile(r"\b(?:i|we|you|they|he|she)\s+(?:already\s+|just\s+|then\s+)?"
+                        r"(?:went|rolled|reverted|returned|restored|came)\s+back\b|"
+                        r"\b(?:i|we|you|they|he|she)\s+(?:already\s+|just\s+|then\s+)?"
+                        r"(?:reverted|returned|restored)\b", re.I)
 #: Where a second clause of one sentence starts ("roll back to draft 3 and then fix ...").
 _AND = re.compile(r"\s+(?:and\s+then|and|then|also|plus)\s+", re.I)
 _ONE_BACK = re.compile(r"\b(?:one|a|the\s+(?:previous|last))\s+draft\b", re.I)
@@ -294,6 +303,8 @@ def _loosely_corrected(text: str) -> str:
 def _draft_shape(text: str) -> str:
     """A roll-back, a diff or the history said around a draft reference."""
     folded = said_numbers(" ".join(text.split()))
+    if _DONE_ROLL.search(folded):
+        return ""  # "yesterday I went back to draft 2 of my essay": a report, not a request
     refs = draft_numbers(folded)
     between = _BETWEEN.search(folded)
     roll, diff = bool(_ROLL.search(folded)), bool(_DIFF.search(folded))

@@ -164,6 +164,11 @@ _CONTRAST = frozenset({"but", "except", "only", "though", "however", "ma", "pero
 #: reading's, what follows them decides.
 _BUT = frozenset({"but", "though", "however", "ma", "pero", "però", "aber", "mais", "mas",
                   "maar"})
+#: "only" in a sentence of its own that says more than a noun ("Only the last page failed"):
+#: what follows it decides, as after a "but"; a short one restricts ("only the failed ones").
+_ONLY = frozenset({"only", "solo", "soltanto", "nur", "solamente", "seulement", "apenas",
+                   "alleen"})
+_SHORT_ONLY = 4
 #: Words that open a clause of time or condition: context, unless asked ("when ...?").
 _CONDITIONS = frozenset({"when", "whenever", "if", "once", "while", "as", "after", "before",
                          "since", "quando", "se", "wenn", "falls", "cuando", "si", "quand",
@@ -187,14 +192,16 @@ def part_asks(text: str, *, elsewhere: bool = False, continued: bool = False) ->
     "but ..."), "question" (a question of more than three words), "other" (any other ask:
     "tell me ...", "could you ..."), or "" (nothing: greetings, thanks, emoji, context,
     statements, tag questions such as "ok?" or "can you?"). ``elsewhere``: the part is in
-    another sentence than the reading (a "but" there joins, what follows it decides);
+    another sentence than the reading (a "but" there joins, what follows it decides, and so
+    does an "only" before four words or more: "Only the last page failed");
     ``continued``: it is not its sentence's first clause (only a verb as such is an
     imperative there, never a word one typo from one: "rewrote")."""
     said = read_utterance(text)
     if said.social or not said.core:
         return ""
     folded = words(said.core)
-    if len(folded) > 1 and (folded[0] in _SEQUENCE or (elsewhere and folded[0] in _BUT)):
+    if len(folded) > 1 and (folded[0] in _SEQUENCE or (elsewhere and folded[0] in _BUT)
+                            or (elsewhere and folded[0] in _ONLY and len(folded) > _SHORT_ONLY)):
         return part_asks(said.core.split(None, 1)[1], elsewhere=elsewhere)
     if not folded or (len(folded) == 1 and not said.question):
         return ""  # a label or an interjection ("log: https://...", "right")

@@ -155,9 +155,28 @@ def _chatter_opening(tokens: list[str], folded: list[str] | None = None) -> bool
         return False
     if len(words) > 1 and words[-2] in ("you", "u") and words[-1] in _ASKING_MODALS:
         return words[0] not in _ASKING_QUESTIONS  # "... if you could", not "how could you"
-    if words[0] in QUESTION_WORDS or len(words) > _MAX_OPENING:
+    if words[0] in QUESTION_WORDS or len(words) > _MAX_OPENING or reports_past(words):
         return False
     return tokens[-1].endswith(",") or words[-1] in ("to", "a", "zu", "de", "que", "om")
+
+
+def reports_past(words: list[str]) -> bool:
+    """Whether ``words`` open with a subject and a verb in the past ("we did a rollback",
+    "we had to roll back prices", "I went back to draft 2 of my essay"): a report of what
+    happened, never a wrapper around a command. A wish stays one ("I wanted to ...")."""
+    if len(words) < 2 or words[0] not in SUBJECTS:
+        return False
+    verb = words[2] if words[1] in _ADVERBS and len(words) > 2 else words[1]
+    return verb not in _WISHES and (verb in _PAST or (verb.endswith("ed") and len(verb) > 4))
+
+
+#: Verbs in the past that are no ``-ed`` form, and wishes in the past that still ask.
+_PAST = frozenset({"did", "had", "was", "were", "went", "made", "got", "took", "came", "saw",
+                   "said", "told", "gave", "found", "thought", "knew", "left", "ran", "spent",
+                   "lost", "kept", "put", "set", "sent", "wrote", "broke", "began", "brought"})
+_WISHES = frozenset({"wanted", "needed", "meant", "hoped", "wished", "asked", "liked",
+                     "loved", "wondered"})
+_ADVERBS = frozenset({"already", "just", "also", "then", "once", "finally", "actually"})
 
 
 #: "... if you could", "any chance you can": an opening that asks for the action after it,

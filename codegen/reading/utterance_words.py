@@ -42,6 +42,18 @@ FILLERS = frozenset({
     "per favore", "per piacere", "dai", "allora", "senti", "bitte", "also bitte", "ok also",
     "por favor", "bueno", "pues", "s'il te plait", "s'il vous plait", "stp", "svp", "alors",
     "bon", "entao", "alsjeblieft", "alstublieft", "graag", "dus", "prosze",
+}) | frozenset({
+    # hedges: the speaker's doubt, not the request's ("I suppose redo", "not sure, but go")
+    "i suppose", "i guess", "i think", "maybe", "perhaps", "probably", "not sure, but",
+    "not sure but", "i'm not sure, but", "i'm not sure but", "im not sure but",
+    "forse", "credo", "penso", "credo che", "penso che", "suppongo", "non so, ma",
+    "non sono sicuro, ma",
+    "vielleicht", "ich glaube", "ich denke", "ich schatze", "nicht sicher, aber",
+    "quizas", "quiza", "tal vez", "creo que", "supongo que", "no se, pero",
+    "peut-etre", "je pense", "je crois", "je suppose", "je pense que", "je crois que",
+    "pas sur, mais", "je ne sais pas, mais",
+    "talvez", "acho que", "suponho que", "nao sei, mas",
+    "misschien", "ik denk", "ik denk dat", "ik gok", "weet niet zeker, maar",
 })
 
 #: Openings that ask for an action ("could you ...", "puoi ..."): stripped like fillers, and

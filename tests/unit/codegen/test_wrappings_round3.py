@@ -1,0 +1,114 @@
+"""Issue 36, third round, CheckList style (Ribeiro et al., 2020): one test per capability the
+readers gained on the development classes of ``wrapping_dev_round3.py`` (the figures of all
+classes are asserted in ``test_wrappings.py``): replies in the seven languages with their
+particles, affirmations, reasons and typos; hedges; an "only" that tells what happened; a
+report of the past around a command's words; a source to add is a spec; emphasis around a word
+with a hyphen. Each with the everyday messages it must leave alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from codemem.bench.wrapping_bench import bases, confident, outcome, reply_reading
+from codemem.codegen.reading.replies import ReplyIntent, classify_reply, is_resume
+from codemem.codegen.suggest import suggest_command
+
+from .wrapping_dev import DEV_WRAPPINGS
+from .wrapping_dev_round3 import NATIVE, REASONS, REPLY_NEAR_MISSES, TYPOS
+
+_BY_TEXT = {b.text: b for b in bases(DEV_WRAPPINGS)}
+#: Reply typos the readers do not forgive: "mar" is an English word ("laat mar").
+_KNOWN_MISSES = {"laat mar"}
+
+
+@pytest.mark.parametrize("variant, base", [*NATIVE, *REASONS,
+                                           *(p for p in TYPOS if p[0] not in _KNOWN_MISSES)])
+def test_a_reply_of_any_language_with_its_particles_reasons_and_typos(variant, base):
+    expected = _BY_TEXT[base].expected
+    assert outcome(variant, expected, reply=True) == "right", reply_reading(variant)
+
+
+@pytest.mark.parametrize("text, expected", REPLY_NEAR_MISSES)
+def test_a_reply_near_miss_gets_its_own_reading(text, expected):
+    """An affirmation gives way to the reply beside it; a reply word that says something
+    else ("stop at the first match", "basta con i print") or an everyday word one letter
+    from one ("step", "cancer") is a correction."""
+    assert reply_reading(text) == tuple(expected)
+
+
+@pytest.mark.parametrize("text, intent", [
+    ("yes. cancel", ReplyIntent.FEEDBACK), ("oui. annule", ReplyIntent.FEEDBACK),
+    ("ok. cancel", ReplyIntent.CANCEL), ("vale. cancela", ReplyIntent.CANCEL),
+    ("sì, procedi", ReplyIntent.CONFIRM), ("ja, abbrechen", ReplyIntent.CANCEL),
+])
+def test_an_affirmation_gives_way_in_its_clause_but_contradicts_another_sentence(text, intent):
+    assert classify_reply(text) is intent
+
+
+@pytest.mark.parametrize("text", ["mach mal weiter", "ga maar door", "continua pure"])
+def test_a_particle_inside_a_reply_phrase(text):
+    assert is_resume(text)
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("I suppose redo", ("redo", "")),
+    ("not sure, but roll back to draft 2", ("roll_back", "2")),
+    ("vielleicht show the draft history", ("history", "")),
+    ("I guess rename fmt_ts to format_ts", ("rename", "fmt_ts", "format_ts", "")),
+])
+def test_a_hedge_is_the_speakers_doubt_not_the_commands(text, reading):
+    assert confident(text) == reading
+
+
+@pytest.mark.parametrize("text", ["I suppose go", "perhaps yes", "je pense que oui, vas-y"])
+def test_a_hedged_yes_is_a_yes(text):
+    assert classify_reply(text) is ReplyIntent.CONFIRM
+
+
+def test_an_only_that_tells_what_happened_asks_nothing():
+    assert confident("Only the last page failed, the rest was fine. redo") == ("redo", "")
+    assert confident("show the draft history. only the failed ones") is None
+
+
+@pytest.mark.parametrize("text", [
+    "we did a rollback.", "we had to roll back prices", "yesterday I went back to draft 2 of "
+    "my essay", "we reverted to the old tariffs last year", "she went back to draft 3 of her "
+    "thesis",
+])
+def test_a_report_of_the_past_is_no_command_and_is_not_asked_about(text):
+    assert confident(text) is None and suggest_command(text) is None
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("I wanted to roll back to draft 2", ("roll_back", "2")),
+    ("we have to roll back to draft 2", ("roll_back", "2")),
+    ("I need you to redo", ("redo", "")),
+])
+def test_a_wish_or_a_need_still_wraps_a_command(text, reading):
+    assert confident(text) == reading
+
+
+def test_a_source_to_add_is_a_spec_when_asked_about():
+    assert suggest_command("add source: Wikipedia, the article on Rome") is None
+    found = suggest_command("add source pip:rich. why is it slow?")
+    assert found is not None and found.phrase == "add source pip:rich"
+
+
+@pytest.mark.parametrize("text", ["__allez-y__ thanks", "_d'accord_ 🙏", "**vas-y**"])
+def test_emphasis_around_a_word_with_a_hyphen_or_an_apostrophe(text):
+    assert classify_reply(text) is ReplyIntent.CONFIRM
+
+
+def test_a_dunder_is_never_emphasis():
+    assert classify_reply("__init__") is ReplyIntent.FEEDBACK
+
+
+@pytest.mark.parametrize("text", [
+    "the history of Rome", "I need to go back home", "apply for a job", "tell me about the "
+    "history of Rome", "maybe I should go back home", "I think the rest was fine",
+    "only the brave", "we did a redo of the kitchen", "I guess the history of Rome is long",
+])
+def test_everyday_messages_get_nothing(text):
+    assert confident(text) is None and suggest_command(text) is None
+    assert classify_reply(text) is ReplyIntent.FEEDBACK and not is_resume(text)
