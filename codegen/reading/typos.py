@@ -8,7 +8,10 @@ use, and a corrected phrase is only ever a command when the whole of it is the c
 (the readers match the corrected text with the same anchored patterns). Short words change
 less: two or three letters only by a swap ("teh", "ot", "yse") or a doubled letter typed once
 ("ad", "dif"); names (a capital inside the message, ``_``, dots) never change, and neither
-does a word of its own language (``ordinary``: "step" is no "stop", "lista" no "list"). A
+does a word of its own language (``ordinary``: "step" is no "stop", "lista" no "list") but
+for two neighbouring letters swapped ("form" is "from" to the move reader). Of two vocabulary
+words one edit away, the likelier slip wins (a swap, a letter missing, one extra, one wrong:
+"godo" is "good", not Dutch "goed"). A
 letter held down ("roooll", "redooo") and digits typed for the letters they look like ("r0ll",
 "r3do", "g0") count when the plain word is the vocabulary's.
 
@@ -49,9 +52,13 @@ class Vocabulary:
         if typed in self.words or len(typed) < 2:
             return ""
         found = {w for w in self._candidates(typed) if _allowed(typed, w)
-                 and not not_a_typo(typed, w)}
+                 and (edit_kind(typed, w) == "swap" or not not_a_typo(typed, w))}
         if len({self._same.get(w, w) for w in found}) == 1:
             return min(found)
+        for kind in _LIKELIEST:  # "godo": "good" (a swap), not Dutch "goed"
+            of_kind = {w for w in found if edit_kind(typed, w) == kind}
+            if of_kind:
+                return min(of_kind) if len({self._same.get(w, w) for w in of_kind}) == 1 else ""
         return ""
 
     def loosely_near(self, typed: str) -> str:
@@ -81,6 +88,11 @@ class Vocabulary:
         """``text`` with every plain word one edit from this vocabulary corrected (the first
         word may be capitalised; other capitalised words are names and stay)."""
         return _corrected(self, text)
+
+
+#: The kinds of one edit, likeliest first: of two words one edit away, the one a typist's
+#: slip more likely made is meant.
+_LIKELIEST = ("swap", "missing", "extra", "wrong")
 
 
 @lru_cache(maxsize=512)

@@ -112,3 +112,35 @@ def test_a_dunder_is_never_emphasis():
 def test_everyday_messages_get_nothing(text):
     assert confident(text) is None and suggest_command(text) is None
     assert classify_reply(text) is ReplyIntent.FEEDBACK and not is_resume(text)
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("roll back to 2, no, 3", ("roll_back", "3")),
+    ("roll back to draft 2, no, draft 3", ("roll_back", "3")),
+    ("roll back to draft 4 - sorry, draft 5", ("roll_back", "5")),
+    ("diff draft 1 and 2, I mean 3", ("diff", "1..3")),
+    ("torna alla bozza 2... no, scusa: roll back to draft 2, anzi 4", ("roll_back", "4")),
+])
+def test_a_draft_number_taken_back_is_replaced_by_the_one_meant(text, reading):
+    assert confident(text) == reading
+
+
+@pytest.mark.parametrize("text", ["roll back\nto draft 2", "rename fmt_ts\nto format_ts",
+                                  "1. roll back to draft 2\n2. show the draft history"])
+def test_a_command_over_two_lines_or_two_commands_listed_are_asked(text):
+    assert confident(text) is None and suggest_command(text) is not None
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("move slugify form helpers.py to text/slug.py", ("move", "slugify", "text/slug.py",
+                                                       "helpers.py")),
+    ("renomme charger ne load", ("rename", "charger", "load", "")),
+])
+def test_two_letters_swapped_are_a_typo_even_when_they_make_a_word(text, reading):
+    assert confident(text) == reading
+
+
+@pytest.mark.parametrize("text", ["suer", "looks godo", "loks good"])
+def test_the_likelier_slip_wins_over_a_word_of_another_language(text):
+    """"godo" is one swap from "good" and one wrong letter from Dutch "goed"."""
+    assert classify_reply(text) is ReplyIntent.CONFIRM
