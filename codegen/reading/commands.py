@@ -72,7 +72,7 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
         (Command.INDEX, r"(?:re-?index|index|scan|refresh|update|rebuild)\s+" + _CODE
          + r"(?:\s+index)?"),
         (Command.INDEX, r"(?:update|refresh|rebuild|redo)\s+(?:the\s+)?(?:code\s+)?index"),
-        (Command.STATUS, r"(?:(?:show(?:\s+me)?|what(?:'s| is))\s+)?(?:the\s+|my\s+|your\s+)?"
+        (Command.STATUS, r"(?:(?:show(?:\s+me)?|what(?:'s|s| is))\s+)?(?:the\s+|my\s+|your\s+)?"
          r"code\s+(?:working\s+)?memory\s+status"),
         (Command.STATUS, r"(?:what(?:'s| is)\s+)?(?:the\s+)?status\s+of\s+(?:the\s+)?code\s+"
          r"(?:working\s+)?memory"),
@@ -183,6 +183,7 @@ def _phrase_or_typo(run: str) -> Found | None:
 
 @lru_cache(maxsize=2048)
 def _may_start(word: str) -> bool:
+    word = word.split("'", 1)[0] if word.endswith("'s") else word  # "what's"
     return word in STARTS or VOCABULARY.correct(word) in STARTS
 
 

@@ -53,7 +53,8 @@ def _plain_words(text: str) -> str:
     """The reply words of the message's one part that says them, when every other part asks
     nothing and names no code; else the whole core phrase in plain words (``utterance``:
     "yes please 🙏" is "yes"), for the feedback."""
-    said = read_in_parts(text or "", _reply_part, VOCABULARY, yields=_ACK.__eq__)
+    said = read_in_parts(text or "", _reply_part, VOCABULARY, yields=_ACK.__eq__,
+                         hedges_ask=False)
     if said is not None and said.confident and not any(_names_code(o) for o in said.others):
         return "ok" if said.value == _ACK else said.value
     return _core_words(read_utterance(text or ""), whole=True)
@@ -68,8 +69,12 @@ def _reply_part(text: str) -> str | None:
         return None
     if _plain(text) in _ACK_WORDS:
         return _ACK  # "ok." before "cancel" acknowledges it; alone, it is a yes
-    words = _core_words(read_utterance(text), whole=False)
+    said = read_utterance(text)
+    words = _core_words(said, whole=False)
     kind = _kind_of_words(words)
+    if kind is None and said.asked and not said.question:  # "pode ir": the ask is the reply's
+        kind = next((k for r in said.removed if (k := _kind_of(_plain(f"{r} {said.core}")))),
+                    None)
     if kind is None and PARTICLES.intersection(words.split()):  # "mach mal weiter"
         kind = _kind_of_words(" ".join(w for w in words.split() if w not in PARTICLES))
     return kind

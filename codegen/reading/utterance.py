@@ -8,7 +8,8 @@ detector) reads the *core phrase* this module finds, once: greetings, vocatives 
 ("could you", "I'd like you to", "puoi", "kannst du"), thanks and politeness after it, emoji and
 smileys, outer punctuation and backticks are removed, in the detector's languages and a few
 more (``utterance_words``). What was removed stays available (``Utterance.removed``, ``asked``,
-``question``), and so does the text as typed, for readers that need it (code in backticks).
+``question``, ``hedged``), and so does the text as typed, for readers that need it (code in
+backticks).
 
 Only the edges are read: a word inside the core phrase is never removed, so "rename the cat
 class" keeps its cat. Pure functions; no I/O.
@@ -27,6 +28,7 @@ from .utterance_words import (
     ESCAPES,
     FILLERS,
     GREETINGS,
+    HEDGES,
     NEGATIONS,
     PLAIN_VOCATIVES,
     QUESTION_WORDS,
@@ -69,6 +71,8 @@ class Utterance:
     question: bool = False
     escape: str = ""
     social: bool = False
+    #: A hedge opened it ("I suppose redo", "not sure, but go"): the speaker is unsure.
+    hedged: bool = False
 
     @property
     def key(self) -> str:
@@ -99,7 +103,7 @@ def read_utterance(text: str) -> Utterance:
         return _social(text, reader)
     marked = " ".join(text[reader.start:reader.end].split())
     return Utterance(text, marked.replace("`", ""), marked, tuple(reader.removed), reader.asked,
-                     reader.question, reader.escaped, False)
+                     reader.question, reader.escaped, False, reader.hedged)
 
 
 def _narrowed(text: str) -> _Reader:
@@ -214,7 +218,7 @@ def _social(text: str, reader: _Reader) -> Utterance:
     plain.edges_only()
     core = " ".join(text[plain.start:plain.end].split())
     return Utterance(text, core.replace("`", ""), core, tuple(reader.removed), reader.asked,
-                     reader.question, reader.escaped, not reader.escaped)
+                     reader.question, reader.escaped, not reader.escaped, reader.hedged)
 
 
 class _Reader:
@@ -225,7 +229,7 @@ class _Reader:
         self.folded = fold_text(text)
         self.start, self.end = 0, len(text)
         self.removed: list[str] = []
-        self.asked = self.question = False
+        self.asked = self.question = self.hedged = False
         self.escaped = ""
         self._after_greeting = False
 
@@ -259,6 +263,7 @@ class _Reader:
                 return
             self._take(self.start, self.start + len(phrase))
             self.asked = self.asked or phrase in ASKS
+            self.hedged = self.hedged or phrase in HEDGES
             self._after_greeting = phrase in GREETINGS or phrase in VOCATIVES
             self.start += len(phrase)
 

@@ -5,6 +5,10 @@ own): statements about the past around a command, with words one letter from the
 a request verb's; apologies and complaints; a code error before; list and step marks; an order
 inside "can we", "let's", "time to"; replies in the seven languages with their own
 politeness, particles and reasons, typos of them, and everyday words one letter from them.
+After the fourth split's evaluation: an exception's line with words after it, a status or the
+user's own retry told before, hedges (asked about), an action proposed ("why don't we ...?"),
+arrows as step marks, phrases broken over two lines, everyday renames in the seven languages
+and quoted commands asked about in them.
 
 A reply is an object with its language and its expected reading (``bench/wrapping_bench.py``
 ``bases``): a reply of another language cannot be read to know what it must be.
@@ -63,6 +67,21 @@ CLASSES: dict[str, tuple[list[str], list[str]]] = {
                                       "pipeline #77 is red. {x}"]),
     "hedged_dev": ([C, S, EN], ["not sure, but {x}", "I suppose {x}"]),
     "retry_dev": ([C, S, EN], ["trying again: {x}", "again: {x}"]),
+    # after the fourth split's evaluation (instances of our own, not the split's):
+    "error_line_then_words": ([C, S, R], [
+        "KeyError: 'user_id'. {x}",
+        "AttributeError: 'NoneType' object has no attribute 'name' — {x}",
+        "ImportError: cannot import name 'Config' from 'settings' -- {x}",
+    ]),
+    "status_told": ([C, S, R], ["the deploy broke again. {x}", "nightly job crashed overnight. {x}",
+                                "lint passed locally. {x}", "pipeline 913 failed twice. {x}"]),
+    "own_retry_told": ([C, S, EN], ["let me rephrase. {x}", "lemme try again. {x}",
+                                    "let me put it another way: {x}"]),
+    "hedges_asked": ([C, S, EN], ["I'm not entirely sure, but {x}", "not 100% certain, but {x}",
+                                  "Not sure. {x}", "perhaps {x}"]),
+    "proposed_together": ([IMP], ["why don't we {x}?", "what if we {x}?",
+                                  "how about we just {x}?"]),
+    "arrow_marks": ([C, S], ["step 3 → {x}", "todo -> {x}", "next => {x}"]),
 }
 
 #: Replies typed with a typo, with their language's politeness and particles, and with a
@@ -99,7 +118,28 @@ REASONS = [
     ("akkoord, ziet er prima uit", "akkoord"), ("hou op, het klopt niet", "hou op"),
 ]
 
+#: Phrases broken over two lines (variant, base): asked about, never read half.
+BROKEN_LINES = [
+    ("show the draft\nhistory", "show the draft history"),
+    ("update source\nrich", "update source rich"), ("add source\npip:rich", "add source pip:rich"),
+    ("code memory\nstatus", "code memory status"),
+    ("move parse_date to\nutils/dates.py", "move parse_date to utils/dates.py"),
+]
+
 NEAR_MISSES: list[tuple[str, list[str] | None]] = [
+    # after the fourth split's evaluation: everyday renames in the seven languages, quoted
+    # commands asked about, and near misses to ask about
+    ("rinomina il file in Ricette", None), ("renombra el álbum a Verano", None),
+    ("renomme la playlist en Été", None), ("hernoem het bestand naar Recepten", None),
+    ("benenne den Ordner in Urlaub um", None), ("renomeie a pasta para Férias", None),
+    ("rename my folder to Taxes", None),
+    ("¿para qué sirve 'show the diff'?", None), ("was macht 'list sources' genau?", None),
+    ("que fait 'roll back' ?", None), ("cosa fa 'show the draft history'?", None),
+    ("can you bring back draft 3", ["roll_back", "3"]),
+    ("all the drafts so far?", ["history", ""]),
+    ("fmt_ts would be better named format_ts", ["rename", "fmt_ts", "format_ts", ""]),
+    ("get rid of source rich", ["remove_source", "rich"]),
+    ("build #12 failed. what's the code memory status", ["status", ""]),
     ("we did a rollback.", None), ("we had to roll back prices", None),
     ("add source: Wikipedia, the article on Rome", None),
     ("last year they had to roll back to the old tariffs", None),
@@ -129,7 +169,8 @@ ROUND3: dict[str, Any] = {
                 for name, (kinds, templates) in CLASSES.items()},
     "explicit": {"reply_typos": [list(p) for p in TYPOS],
                  "native_replies": [list(p) for p in NATIVE],
-                 "reply_reasons": [list(p) for p in REASONS]},
+                 "reply_reasons": [list(p) for p in REASONS],
+                 "broken_lines": [list(p) for p in BROKEN_LINES]},
     "near_misses": [{"text": t, "expected": e} for t, e in NEAR_MISSES],
     "reply_near_misses": [{"text": t, "expected": e} for t, e in REPLY_NEAR_MISSES],
 }
