@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .reading.clause_reading import MAX_CLAUSES, part_asks
+from .reading.clause_reading import MAX_CLAUSES, part_asks, talked_about
 from .reading.clauses import Part, parts
 from .reading.commands import Found, command_run
 from .reading.runs import JOINS, Run
@@ -47,8 +47,7 @@ def shortest_span(text: str) -> Run[Reading] | None:
     if sum(len(p.clauses) for p in found) > MAX_CLAUSES:
         return None
     for part in found[:MAX_PARTS]:
-        if part.kind == "quoted" and any(p.holds and p.line == part.line and part_asks(p.text)
-                                         for p in found):
+        if talked_about(part, found):
             continue  # quoted text talked about: "does 'list sources' show pip packages?"
         runs: list[Run[Reading]] = [r for r in (command_run(part.text),
                                                 structural_run(part.text)) if r is not None]

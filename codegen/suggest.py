@@ -18,7 +18,9 @@ only for a message that carries a command's or a structural change's own words:
 Never for a code request ("write a test that rolls back to draft 2", "add a method rollback
 to Session", "rename fmt_ts to f and make it async"), nor for a question about a command or a
 word ("what is a rollback?", "what does the history command show?"). The offered phrase always
-reads with confidence (``Suggestion.command`` is its reading; None for a rename or a move).
+reads with confidence (``Suggestion.command`` is its reading; None for a rename or a move), and
+a source it offers to add is a spec (``pip:``, a path, a URL), never a word ("add source:
+Wikipedia"); a roll-back told as done ("I went back to draft 2 of my essay") is never asked.
 No model, no I/O.
 """
 
@@ -27,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .reading.clause_reading import MAX_CLAUSES, part_asks
+from .reading.clause_reading import MAX_CLAUSES, part_asks, talked_about
 from .reading.clauses import Part, parts
 from .reading.commands import (
     VOCABULARY,
@@ -75,6 +77,8 @@ def suggest_command(text: str) -> Suggestion | None:
 
 def _checked(phrase: str) -> Suggestion | None:
     found = detect_command(phrase)
+    if found is not None and found.command is Command.ADD_SOURCE and not found.explicit:
+        return None  # "add source: Wikipedia, the article on Rome": no spec, no source to add
     if found is not None:
         return Suggestion(phrase, found)
     return Suggestion(phrase, None) if read_structural(phrase) is not None else None
@@ -152,19 +156,30 @@ _BETWEEN = re.compile(r"\b(?:between\s+(?:drafts?\s*)?|drafts?\s*#?\s*)(\d+)\s+(
                       r"vs\.?)\s+(?:draft\s*#?\s*)?(\d+)\b", re.I)
 _SINCE = re.compile(r"\bsince\b", re.I)
 _ROLL = re.compile(r"\b(?:roll(?:ed|ing)?\s*back|rollback|revert(?:ed)?|go(?:ing)?\s+back|"
-                   r"take\s+(?:me|us)\s+back|back\s+to|restore|return\s+to|redo)\b", re.I)
+                   r"take\s+(?:me|us)\s+back|back\s+to|restore|return\s+to|redo|"
+                   r"bring(?:ing)?\s+back|(?<=\d)\s+back)\b", re.I)
+#: A roll-back told as done by someone ("I went back to draft 2", "we reverted to ...").
+_DONE_ROLL = re.compile(r"\b(?:i|we|you|they|he|she)\s+(?:already\s+|just\s+|then\s+)?"
+                        r"(?:went|rolled|reverted|returned|restored|came)\s+back\b|"
+                        r"\b(?:i|we|you|they|he|she)\s+(?:already\s+|just\s+|then\s+)?"
+                        r"(?:reverted|returned|restored)\b", re.I)
 #: Where a second clause of one sentence starts ("roll back to draft 3 and then fix ...").
 _AND = re.compile(r"\s+(?:and\s+then|and|then|also|plus)\s+", re.I)
 _ONE_BACK = re.compile(r"\b(?:one|a|the\s+(?:previous|last))\s+draft\b", re.I)
 _DIFF = re.compile(r"\b(?:diffs?|changes|changed?|compare|difference|differences|different)\b",
                    re.I)
-_HISTORY = re.compile(r"\bdrafts?\s+history\b|\b(?:history|list)\s+of\s+(?:the\s+|my\s+|all\s+)?"
-                      r"drafts\b"
+_HISTORY = re.compile(r"\bdrafts?\s+history\b|\bdrafts\s+so\s+far\b|"
+                      r"\b(?:history|list)\s+of\s+(?:the\s+|my\s+|all\s+)?drafts\b"
                       r"|\b(?:see|show|view|display|list)\s+(?:me\s+)?(?:the\s+|all\s+|my\s+)?"
                       r"drafts\b", re.I)
-#: Questions about a word or a command, never a command ("what is a rollback?").
+#: Questions about a word or a command, never a command ("what is a rollback?", "c'est quoi
+#: la différence entre redo et roll back ?"), in the seven languages.
 _ABOUT = re.compile(r"^(?:what\s+(?:is|are|does|do)|what's\s+(?:a|an|the)|how\s+(?:does|do|"
-                    r"can|to|is)|why|explain|tell\s+me|define)\b", re.I)
+                    r"can|to|is)|why(?!\s+(?:don'?t|not)\b)|explain|tell\s+me|define|"
+                    r"c'est\s+quoi|qu'est-ce\s+que|que\s+(?:fait|signifie)|cos'[eè]|"
+                    r"che\s+cos'[eè]|cosa\s+(?:fa|significa)|was\s+(?:ist|macht|bedeutet)|"
+                    r"qu[eé]\s+(?:es|hace|significa)|o\s+que\s+(?:[eé]|faz)|"
+                    r"wat\s+(?:is|doet|betekent))\b", re.I)
 #: Verbs of the commands (a code request opens with another one).
 _OWN_VERBS = frozenset({"roll", "rollback", "revert", "go", "take", "show", "list", "undo",
                         "redo", "restore", "diff", "compare", "rename", "move", "update",
@@ -175,8 +190,9 @@ _KIND = r"(?:(?:the\s+)?(?:function|method|class|def)\s+)?"
 _RENAMES = (
     re.compile(r"^renam\w*\s+" + _KIND + _NAME + r"\s+(?:to\s+be|to|into|as|->|→|=>|—>|-->)\s+"
                + _NAME + r"$", re.I),
-    re.compile(r"^" + _NAME + r"\s+(?:should|must|could|ought\s+to|needs\s+to|has\s+to)\s+be\s+"
-               r"(?:renamed|called)\s+(?:to\s+)?" + _NAME + r"$", re.I),
+    re.compile(r"^" + _NAME + r"\s+(?:should|must|could|would|ought\s+to|needs\s+to|has\s+to)"
+               r"\s+be\s+(?:better\s+)?(?:renamed|called|named)\s+(?:to\s+)?" + _NAME + r"$",
+               re.I),
 )
 _MOVES = (
     re.compile(r"^move\s+" + _KIND + _NAME + r"\s+(?:over\s+to|over\s+into|into|to|in)\s+"
@@ -188,6 +204,9 @@ _MOVES = (
 _OPINION = re.compile(r"^(?:i\s+think\s+|maybe\s+|perhaps\s+)?(?:we|you|i)\s+(?:should|could|"
                       r"need\s+to|have\s+to|want\s+to|would\s+like\s+to)\s+|^i'd\s+like\s+to\s+",
                       re.I)
+#: Everyday words for removing a source ("get rid of source pydantic"): asked about.
+_REMOVE_SOURCE = re.compile(r"\b(?:get\s+rid\s+of|throw\s+away|ditch)\s+(?=(?:the\s+|my\s+)?"
+                            r"(?:associative\s+)?source\b)", re.I)
 #: The command's and the structural reader's words with one edit of any kind ("bak", "lis").
 _LOOSE = Vocabulary(VOCABULARY.words | STRUCTURAL_WORDS.words)
 
@@ -196,9 +215,11 @@ _LOOSE = Vocabulary(VOCABULARY.words | STRUCTURAL_WORDS.words)
 _WORDS_OF_COMMANDS = re.compile(
     r"\b(?:drafts?|version|revision|history|diffs?|changes?|changed|compare|difference|roll|"
     r"rollback|revert|back|restore|redo|undo|renam\w*|move|index|reindex|status|sources?|"
+    r"scan|code\s*base|repo(?:sitory)?|"
     r"rinomina|benenne|renombra|renomme|renomei[ae]|hernoem|sposta|verschiebe|mueve|d[ée]place|"
     r"mova|verplaats|"
-    r"#\d+|\d+(?:st|nd|rd|th)|be\s+called|go|live|belongs?|different)\b", re.I)
+    r"#\d+|\d+(?:st|nd|rd|th)|be\s+called|be\s+(?:better\s+)?named|go|live|belongs?|"
+    r"different)\b", re.I)
 
 
 def _near_miss(text: str) -> str:
@@ -212,8 +233,11 @@ def _near_miss(text: str) -> str:
         return ""
     if spoken != text and (detect_command(spoken) or read_structural(spoken)):
         return _canonical(spoken)  # "add source pip colon httpx"
-    if _about(text) or _negated(found):
-        return ""
+    plain = _REMOVE_SOURCE.sub("remove ", text)
+    if plain != text and detect_command(plain):
+        return _canonical(plain)  # "please get rid of source pydantic"
+    if _about(text) or _negated(found) or any(talked_about(p, found) for p in found):
+        return ""  # "cosa fa 'show the draft history'?": a question about a command
     if not _is_request(text) and not any(
             part_asks(c) == "change" and not _WORDS_OF_COMMANDS.search(c)
             for p in found for c in (*p.clauses, *_AND.split(p.text)[1:])):
@@ -253,8 +277,14 @@ def _canonical(text: str) -> str:
 
 
 def _negated(found: list[Part]) -> bool:
-    """A part that opens with a negation ("don't roll back to draft 2", "never rename ...")."""
-    return any(w in NEGATIONS for p in found for w in words(read_utterance(p.text).core)[:2])
+    """A part that opens with a negation ("don't roll back to draft 2", "never rename ..."),
+    not with a proposal ("why don't we redo?")."""
+    return any(w in NEGATIONS for p in found for w in _opening(p)[:2])
+
+
+def _opening(part: Part) -> list[str]:
+    folded = words(read_utterance(part.text).core)
+    return [] if folded[:2] in (["why", "don't"], ["why", "dont"], ["why", "not"]) else folded
 
 
 def _about(text: str) -> bool:
@@ -294,6 +324,8 @@ def _loosely_corrected(text: str) -> str:
 def _draft_shape(text: str) -> str:
     """A roll-back, a diff or the history said around a draft reference."""
     folded = said_numbers(" ".join(text.split()))
+    if _DONE_ROLL.search(folded):
+        return ""  # "yesterday I went back to draft 2 of my essay": a report, not a request
     refs = draft_numbers(folded)
     between = _BETWEEN.search(folded)
     roll, diff = bool(_ROLL.search(folded)), bool(_DIFF.search(folded))

@@ -134,7 +134,7 @@ def _what_it_asks(plain: Reading, situation: Situation, known: KnownCode | None)
     if command is not None and claimed(command, repository_configured=situation.repository,
                                        has_task=situation.has_task):
         return replace(plain, kind=Kind.COMMAND, command=command)
-    structural = read_structural(text) if situation.repository else None
+    structural = read_structural(text, known) if situation.repository else None
     if structural is not None and not _about_the_proposal(structural, situation):
         return replace(plain, kind=Kind.STRUCTURAL, structural=structural)
     phrase = _suggestion(text, situation)

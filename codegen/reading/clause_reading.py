@@ -18,6 +18,7 @@ message is nothing else. Pure; no I/O.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,13 +26,16 @@ from typing import Generic, TypeVar
 
 from .clauses import Part, parts
 from .details import extract_details
+from .ordinary import not_a_typo
 from .signals import CodeSign, Sentence, change_asked, code_sign, opening_verb, question_form, read
+from .statements import announcement, bare_hedge, statement
 from .text import words
 from .typos import Vocabulary
 from .utterance import read_utterance
+from .utterance_words import QUESTION_WORDS
 from .words import IMPERATIVE_VERBS, INFORMATION_VERBS, REQUEST_VERBS
 
-__all__ = ["Said", "part_asks", "read_in_parts"]
+__all__ = ["Said", "hedged", "part_asks", "read_in_parts", "talked_about"]
 
 T = TypeVar("T")
 
@@ -57,18 +61,48 @@ class Said(Generic[T]):
 
 def read_in_parts(text: str, read_part: Callable[[str], T | None],
                   vocabulary: Vocabulary | None = None,
-                  yields: Callable[[T], bool] | None = None) -> Said[T] | None:
+                  yields: Callable[[T], bool] | None = None,
+                  hedges_ask: bool = True) -> Said[T] | None:
     """The reading of ``text`` (see the module docstring); None when no part reads, or when
     another part asks for a change of code. ``yields``: readings that give way to any other
-    part's reading (an "ok." before "cancel")."""
+    part's reading (an "ok." before "cancel"); ``hedges_ask``: a hedge anywhere ("I suppose
+    ...", "not sure, but ...", "not sure.") makes the reading unsure. A phrase broken over two
+    lines ("refresh source\ntoolbox", "what's the code memory\nstatus") is read joined too:
+    when that reads otherwise than the lines, the joined reading is the unsure one."""
+    said = _read_lines(text, read_part, vocabulary, yields, hedges_ask)
+    joined = _joined_lines(text or "")
+    if joined:
+        whole = _read_lines(joined, read_part, vocabulary, yields, hedges_ask)
+        if whole is not None and (said is None or whole.value != said.value):
+            return Said(whole.value, False, whole.said, whole.others, whole.corrected)
+    return said
+
+
+#: A line break inside a sentence: after a word (no mark that ends a clause), before a word
+#: in lower case, a number or a path ("add source\npip:rich"); never before a link on a line of
+#: its own.
+_BROKEN_LINE = re.compile(r"(?<=[^\s.!?:;,…])[ \t]*\n[ \t]*(?=[a-z0-9~/(])(?![a-z][\w+.-]*://)")
+
+
+def _joined_lines(text: str) -> str:
+    """``text`` with its lines broken inside a sentence joined, or "" (none, or code)."""
+    if "\n" not in text or "```" in text:
+        return ""
+    joined = _BROKEN_LINE.sub(" ", text)
+    return joined if joined != text else ""
+
+
+def _read_lines(text: str, read_part: Callable[[str], T | None],
+                vocabulary: Vocabulary | None, yields: Callable[[T], bool] | None,
+                hedges_ask: bool) -> Said[T] | None:
     found = _usable(parts(text or ""))
     if sum(len(p.clauses) for p in found if p.kind != "code") > MAX_CLAUSES:
         return None
-    hits = _hits(found, read_part, None)
+    hits = _hits(found, read_part, None, yields)
     corrected = not hits and vocabulary is not None and len(found) <= _TYPO_PARTS
     if corrected:
         assert vocabulary is not None
-        hits = _hits(found, read_part, vocabulary)
+        hits = _hits(found, read_part, vocabulary, yields)
     if not hits:
         return None
     if yields is not None:
@@ -86,11 +120,33 @@ def read_in_parts(text: str, read_part: Callable[[str], T | None],
     asks = [_asks_around(c, p, i, p is holder) for c, p, i in around]
     if any(a == "change" and c not in asides for a, c in zip(asks, others, strict=True)):
         return None  # an aside asking for a change makes the reading unsure, not a request
-    if holder.kind == "quoted" and any(p.holds and p.line == holder.line
-                                       and part_asks(p.text) for p in found):
+    if talked_about(holder, found):
         return None  # quoted text talked about: "what does 'redo' do?"
     agree = all(h[0] == value for h in hits)
-    return Said(value, agree and not any(asks), said, others, corrected)
+    doubt = hedges_ask and any(hedged(c) for c in (said, *others))
+    return Said(value, agree and not any(asks) and not doubt, said, others, corrected)
+
+
+def talked_about(part: Part, found: list[Part]) -> bool:
+    """Whether ``part`` is quoted text that the sentence holding it asks about or asks
+    something of ("what does 'redo' do?", "¿qué hace 'list sources'?", "wat doet 'show the
+    diff' precies?": a question however short)."""
+    if part.kind != "quoted":
+        return False
+    return any(p.holds and p.line == part.line and (part_asks(p.text) or _asks_short(p.text))
+               for p in found)
+
+
+def _asks_short(text: str) -> bool:
+    said = read_utterance(text)
+    return said.question or text.lstrip().startswith("¿") \
+        or bool(words(said.core)[:1]) and words(said.core)[0] in QUESTION_WORDS
+
+
+def hedged(clause: str) -> bool:
+    """Whether a clause is the speaker's doubt: opened by a hedge ("I suppose redo") or
+    nothing else ("not sure.")."""
+    return read_utterance(clause).hedged or bare_hedge(words(clause))
 
 
 def _asks_around(clause: str, part: Part, index: int, same: bool) -> str:
@@ -118,9 +174,12 @@ _SHORT_PASTE = 3
 
 
 def _hits(found: list[Part], read_part: Callable[[str], T | None],
-          vocabulary: Vocabulary | None) -> list[tuple[T, str, Part]]:
-    """``(reading, text read, part)`` of every part that reads, its longest run first."""
-    out = []
+          vocabulary: Vocabulary | None,
+          yields: Callable[[T], bool] | None = None) -> list[tuple[T, str, Part]]:
+    """``(reading, text read, part)`` of every part that reads, its longest run first; a
+    reading that ``yields`` lets the part's next runs be read too ("ok, trying again:
+    cancel")."""
+    out: list[tuple[T, str, Part]] = []
     for part in found:
         if vocabulary is not None and not _may_correct(vocabulary, part.whole or part.text):
             continue  # no word of the part is one edit from the vocabulary's
@@ -131,9 +190,11 @@ def _hits(found: list[Part], read_part: Callable[[str], T | None],
             if vocabulary is not None and candidate == text:
                 continue
             value = read_part(candidate)
-            if value is not None:
+            if value is not None and (not out or out[-1][2] is not part
+                                      or not (yields and yields(value))):
                 out.append((value, text, part))
-                break
+                if yields is None or not yields(value):
+                    break
     return out
 
 
@@ -164,6 +225,11 @@ _CONTRAST = frozenset({"but", "except", "only", "though", "however", "ma", "pero
 #: reading's, what follows them decides.
 _BUT = frozenset({"but", "though", "however", "ma", "pero", "però", "aber", "mais", "mas",
                   "maar"})
+#: "only" in a sentence of its own that says more than a noun ("Only the last page failed"):
+#: what follows it decides, as after a "but"; a short one restricts ("only the failed ones").
+_ONLY = frozenset({"only", "solo", "soltanto", "nur", "solamente", "seulement", "apenas",
+                   "alleen"})
+_SHORT_ONLY = 4
 #: Words that open a clause of time or condition: context, unless asked ("when ...?").
 _CONDITIONS = frozenset({"when", "whenever", "if", "once", "while", "as", "after", "before",
                          "since", "quando", "se", "wenn", "falls", "cuando", "si", "quand",
@@ -187,14 +253,16 @@ def part_asks(text: str, *, elsewhere: bool = False, continued: bool = False) ->
     "but ..."), "question" (a question of more than three words), "other" (any other ask:
     "tell me ...", "could you ..."), or "" (nothing: greetings, thanks, emoji, context,
     statements, tag questions such as "ok?" or "can you?"). ``elsewhere``: the part is in
-    another sentence than the reading (a "but" there joins, what follows it decides);
+    another sentence than the reading (a "but" there joins, what follows it decides, and so
+    does an "only" before four words or more: "Only the last page failed");
     ``continued``: it is not its sentence's first clause (only a verb as such is an
     imperative there, never a word one typo from one: "rewrote")."""
     said = read_utterance(text)
     if said.social or not said.core:
         return ""
     folded = words(said.core)
-    if len(folded) > 1 and (folded[0] in _SEQUENCE or (elsewhere and folded[0] in _BUT)):
+    if len(folded) > 1 and (folded[0] in _SEQUENCE or (elsewhere and folded[0] in _BUT)
+                            or (elsewhere and folded[0] in _ONLY and len(folded) > _SHORT_ONLY)):
         return part_asks(said.core.split(None, 1)[1], elsewhere=elsewhere)
     if not folded or (len(folded) == 1 and not said.question):
         return ""  # a label or an interjection ("log: https://...", "right")
@@ -202,10 +270,13 @@ def part_asks(text: str, *, elsewhere: bool = False, continued: bool = False) ->
         return "change"
     if folded[0] in _CONDITIONS and not said.question:
         return ""  # "[when you have a sec]", "(if that's ok)"
+    if not said.question and (announcement(folded) or (elsewhere and statement(folded))):
+        return ""  # "let me try once more.", "build #482 failed on main."
     sentence = read(said.marked + ("?" if said.question else ""), folded, asked=said.asked)
     verb = opening_verb(sentence)
-    if continued and verb and verb not in sentence.words:
-        verb = ""  # "rewrote the loop twice" after "I spent the morning on it"
+    typed = sentence.words[sentence.opening] if sentence.opening < len(sentence.words) else ""
+    if verb and verb not in sentence.words and (continued or not_a_typo(typed, verb)):
+        verb = ""  # "rewrote the loop twice": a word of its language, or after a first clause
     if verb and verb not in INFORMATION_VERBS and (verb in REQUEST_VERBS
                                                    or verb in IMPERATIVE_VERBS):
         return "change"  # "fix parse_date?" too

@@ -14,8 +14,8 @@ a signature, a URL, line breaks. ``parts`` splits a message into what it is made
   (``"..."``, ``'...'``, ``“...”``, ``«...»``, a backtick span with a space; kind ``quoted``,
   its line marked as holding it), mentions (``@name``, ``cc @name``), tags (``#tag``, not
   ``#3``), a time stamp and a list or heading marker at the start;
-- sentences (``. ! ? …`` before a space), and in each sentence its clauses (``, ; :`` and
-  dashes before a space).
+- sentences (``. ! ? …`` before a space), and in each sentence its clauses (``, ; :``,
+  dashes and arrows before a space: "next step → redo").
 
 A part keeps its text as typed (backticks of names, paths and URLs intact: a dot or a colon
 inside a token never splits), once the ways of typing that change nothing are undone outside
@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .pasted import pasted_line
+from .pasted import pasted_line, split_pasted
 from .typed import plain_typed
 
 __all__ = ["Part", "parts"]
@@ -79,7 +79,8 @@ _TAG = re.compile(r"(?:(?<=\s)|^)#[A-Za-z][\w-]*:?(?=\s|$)")
 #: "utils/dates.py", "https://x.org/a").
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 #: Where a clause ends inside a sentence.
-_CLAUSE_END = re.compile(r"\s*[,;]\s+|(?<=[^\s:/]):\s+|\s+[-–—]{1,2}\s+|\s*[–—]\s*(?=\S)")
+_CLAUSE_END = re.compile(r"\s*[,;]\s+|(?<=[^\s:/]):\s+|\s+[-–—]{1,2}\s+|\s*[–—]\s*(?=\S)|"
+                         r"\s+(?:→|⇒|->|=>)\s+")
 
 
 @lru_cache(maxsize=256)
@@ -99,7 +100,9 @@ def parts(text: str) -> tuple[Part, ...]:
         if _QUOTE_LINE.match(line):
             out.extend(_line_parts(_QUOTE_LINE.sub("", line), number, "quote"))
         elif pasted_line(raw):
-            out.append(Part(line, (line,), "code", number))
+            code, rest = split_pasted(line)  # "TypeError: .... scan my codebase"
+            out.append(Part(code, (code,), "code", number))
+            out.extend(_line_parts(rest, number, "text") if rest else ())
         else:
             out.extend(_line_parts(line, number, "signature" if signed else "text"))
     return tuple(p for p in out if p.text)

@@ -72,7 +72,7 @@ _PATTERNS: tuple[tuple[Command, re.Pattern[str]], ...] = tuple(
         (Command.INDEX, r"(?:re-?index|index|scan|refresh|update|rebuild)\s+" + _CODE
          + r"(?:\s+index)?"),
         (Command.INDEX, r"(?:update|refresh|rebuild|redo)\s+(?:the\s+)?(?:code\s+)?index"),
-        (Command.STATUS, r"(?:(?:show(?:\s+me)?|what(?:'s| is))\s+)?(?:the\s+|my\s+|your\s+)?"
+        (Command.STATUS, r"(?:(?:show(?:\s+me)?|what(?:'s|s| is))\s+)?(?:the\s+|my\s+|your\s+)?"
          r"code\s+(?:working\s+)?memory\s+status"),
         (Command.STATUS, r"(?:what(?:'s| is)\s+)?(?:the\s+)?status\s+of\s+(?:the\s+)?code\s+"
          r"(?:working\s+)?memory"),
@@ -183,6 +183,7 @@ def _phrase_or_typo(run: str) -> Found | None:
 
 @lru_cache(maxsize=2048)
 def _may_start(word: str) -> bool:
+    word = word.split("'", 1)[0] if word.endswith("'s") else word  # "what's"
     return word in STARTS or VOCABULARY.correct(word) in STARTS
 
 
@@ -192,7 +193,21 @@ def read_command(text: str) -> Said[Found] | None:
     for ``/code`` and ``/ask`` messages."""
     if read_utterance(text or "").escape:
         return None
-    return read_in_parts(text or "", _read_one, VOCABULARY)
+    return read_in_parts(self_corrected(text or ""), _read_one, VOCABULARY)
+
+
+#: A number taken back for another ("roll back to 2, no, 3", "draft 4 - sorry, draft 5",
+#: "diff 1 and 2, I mean 3", "torna alla 2, anzi 3"): the last one said is meant.
+_CORRECTED = re.compile(
+    r"\b(\d+)\s*[,;.]?\s*(?:-+\s*)?(?:no\s+wait|no|nope|nein|non|nao|n\u00e3o|nee|anzi|"
+    r"cio[e\u00e8]|ich\s+meine|ik\s+bedoel|quiero\s+decir|je\s+veux\s+dire|digo|sorry|wait|"
+    r"i\s+mean|i\s+meant|or\s+rather|rather|actually|make\s+(?:it|that))\s*[,:;]?\s*"
+    r"(?:(?:to\s+)?(?:draft|version)\s*#?\s*)?(\d+)\b", re.I)
+
+
+def self_corrected(text: str) -> str:
+    """``text`` with a draft number taken back replaced by the one meant (``_CORRECTED``)."""
+    return _CORRECTED.sub(r"\2", text) if any(c.isdigit() for c in text) else text
 
 
 #: A word every command pattern holds one of (a part without any is not read).

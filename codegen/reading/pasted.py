@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Pasted", "pasted", "pasted_line"]
+__all__ = ["Pasted", "pasted", "pasted_line", "split_pasted"]
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _PASTED_LINE = re.compile(
@@ -35,6 +35,25 @@ def pasted_line(line: str) -> bool:
     """Whether one line (as typed, indentation kept) is a line of a traceback, a log or
     indented code."""
     return bool(_PASTED_LINE.match(line))
+
+
+#: An exception's line ("TypeError: ...", "KeyError: 'zone'"), and where the user's own words
+#: may follow it on the same line: after the end of its sentence or a spaced dash
+#: ("ModuleNotFoundError: No module named 'yaml' — scan my codebase").
+_ERROR_LINE = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt):\s")
+_AFTER_ERROR = re.compile(r"(?<=[.!?])\s+(?=[^\W\d_])|\s+(?:—|–|--)\s+(?=[^\W\d_])")
+
+
+def split_pasted(line: str) -> tuple[str, str]:
+    """An exception's line and the words typed after it on the same line (``"", ""`` for
+    the rest after none): ``("TypeError: ... 'str'.", "scan my codebase")``. A line of any
+    other kind is pasted whole."""
+    if not _ERROR_LINE.match(line):
+        return line, ""
+    found = _AFTER_ERROR.search(line)
+    if found is None:
+        return line, ""
+    return line[:found.start()].rstrip(), line[found.end():].strip()
 
 
 def pasted(text: str) -> Pasted | None:

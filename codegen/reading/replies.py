@@ -22,26 +22,17 @@ from functools import lru_cache
 
 from .clause_reading import read_in_parts
 from .intent import Detection, Intent
-from .text import BACKTICK_RE, CALL_RE, PATH_RE, code_shaped
+from .reply_words import AFFIRMATIONS, APPLY, CANCEL, GO, PARTICLES, RESUME
+from .text import BACKTICK_RE, CALL_RE, PATH_RE, code_shaped, fold
 from .typos import Vocabulary
 from .utterance import Utterance, read_utterance
 from .utterance_words import FILLERS
 
-CONFIRM_WORDS = frozenset({
-    "go", "yes", "y", "ok", "okay", "confirm", "confirmed", "start", "proceed", "do it",
-    "go ahead", "looks good", "lgtm", "sure", "yes please", "sounds good", "correct",
-})
-CANCEL_WORDS = frozenset({
-    "cancel", "stop", "abort", "no", "n", "nevermind", "never mind", "forget it", "drop it",
-    "quit", "exit", "cancel it", "cancel that", "stop it", "stop that", "forget that",
-})
-
+#: The words of each reply, in the seven languages (``reply_words``).
+CONFIRM_WORDS = AFFIRMATIONS | GO
+CANCEL_WORDS = CANCEL
 #: "Go on with the task from its last good draft" (after a stop, a give-up or a restart).
-RESUME_WORDS = frozenset({
-    "continue", "resume", "go on", "carry on", "keep going", "continue please", "please continue",
-    "continue drafting", "resume drafting", "continua", "vai avanti", "weiter", "mach weiter",
-    "continua por favor", "sigue", "continuer", "continue s'il te plait",
-})
+RESUME_WORDS = RESUME
 
 
 class ReplyIntent(str, Enum):
@@ -53,7 +44,8 @@ class ReplyIntent(str, Enum):
 
 
 def _plain(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s']", " ", text.lower()).split())
+    """Lower case, accents folded, marks and hyphens a space ("Vas-y !" -> "vas y")."""
+    return " ".join(re.sub(r"[^\w\s']", " ", fold(text.lower().replace("\u2019", "'"))).split())
 
 
 @lru_cache(maxsize=256)
@@ -61,7 +53,8 @@ def _plain_words(text: str) -> str:
     """The reply words of the message's one part that says them, when every other part asks
     nothing and names no code; else the whole core phrase in plain words (``utterance``:
     "yes please 🙏" is "yes"), for the feedback."""
-    said = read_in_parts(text or "", _reply_part, VOCABULARY, yields=_ACK.__eq__)
+    said = read_in_parts(text or "", _reply_part, VOCABULARY, yields=_ACK.__eq__,
+                         hedges_ask=False)
     if said is not None and said.confident and not any(_names_code(o) for o in said.others):
         return "ok" if said.value == _ACK else said.value
     return _core_words(read_utterance(text or ""), whole=True)
@@ -69,14 +62,33 @@ def _plain_words(text: str) -> str:
 
 def _reply_part(text: str) -> str | None:
     """The reply's kind, as its first word list's representative ("go ahead" -> "yes"); a
-    run of reply phrases of one kind is that kind ("yes go ahead", "ok sure")."""
+    run of reply phrases of one kind is that kind ("yes go ahead", "ok sure"), particles
+    aside wherever they stand ("vai pure", "ga maar door", "mach mal weiter"); a filler
+    affirmation alone ("ok.") is an acknowledgement (``_ACK``)."""
     if len(text) > _LONGEST_REPLY or _REPLY_TOKENS.isdisjoint(_plain(text).split()):
         return None
     if _plain(text) in _ACK_WORDS:
         return _ACK  # "ok." before "cancel" acknowledges it; alone, it is a yes
-    words = _core_words(read_utterance(text), whole=False)
+    said = read_utterance(text)
+    words = _core_words(said, whole=False)
+    kind = _kind_of_words(words)
+    if kind is None and said.asked and not said.question:  # "pode ir": the ask is the reply's
+        kind = next((k for r in said.removed if (k := _kind_of(_plain(f"{r} {said.core}")))),
+                    None)
+    if kind is None and PARTICLES.intersection(words.split()):  # "mach mal weiter"
+        kind = _kind_of_words(" ".join(w for w in words.split() if w not in PARTICLES))
+    return kind
+
+
+def _kind_of_words(words: str) -> str | None:
+    """The reply kind of a part's core words (see ``_reply_part``): an affirmation beside
+    another reply in one part gives way to it ("sì, continua"); alone it is a yes ("sì")."""
     phrases = _phrases(words)
     phrases = [p for i, p in enumerate(phrases) if not (i and p in _BACK_TO_IT)] or phrases
+    phrases = [p for p in phrases if p not in PARTICLES] or phrases
+    if phrases and all(p in AFFIRMATIONS for p in phrases):
+        return "yes"
+    phrases = [p for p in phrases if p not in AFFIRMATIONS]
     kinds = {_kind_of(phrase) for phrase in phrases} if words else {None}
     return kinds.pop() if len(kinds) == 1 else None
 
@@ -100,7 +112,7 @@ def _phrases(words: str) -> list[str]:
     tokens, out, i = words.split(), [], 0
     while i < len(tokens):
         size = next((n for n in range(min(4, len(tokens) - i), 0, -1)
-                     if " ".join(tokens[i:i + n]) in REPLY_WORDS | _BACK_TO_IT), 1)
+                     if " ".join(tokens[i:i + n]) in _PHRASES), 1)
         out.append(" ".join(tokens[i:i + size]))
         i += size
     return out
@@ -172,13 +184,16 @@ def classify_reply(text: str) -> ReplyIntent:
 
 
 #: The words that write a draft into the repository (``app/drafting/history.py`` answers them).
-APPLY_WORDS = frozenset({"apply", "apply it", "apply the draft", "apply draft"})
+APPLY_WORDS = APPLY
 REPLY_WORDS = CONFIRM_WORDS | CANCEL_WORDS | RESUME_WORDS | APPLY_WORDS
+_PHRASES = REPLY_WORDS | _BACK_TO_IT | PARTICLES
 #: A part longer than this is never one reply (wrappers included: "hey cat, go ahead please").
 _LONGEST_REPLY = 80
-#: An acknowledgement ("ok", "okay"): a yes, unless another part says another reply.
+#: An acknowledgement ("ok", "okay", "vale"): a yes, unless another part says another reply
+#: ("ok, read it. cancel"); an affirmation that is no filler ("yes", "sì", "oui") standing as
+#: a sentence of its own says yes, and another sentence's reply contradicts it ("yes. cancel").
 _ACK = "ack"
-_ACK_WORDS = FILLERS & CONFIRM_WORDS
+_ACK_WORDS = AFFIRMATIONS & FILLERS
 #: The first word of every reply phrase: a part without one is no reply.
 _REPLY_TOKENS = frozenset(_plain(phrase).split()[0] for phrase in REPLY_WORDS)
 _KIND_WORDS = {id(CONFIRM_WORDS): "yes", id(CANCEL_WORDS): "cancel", id(RESUME_WORDS): "continue",

@@ -70,6 +70,10 @@ NOT_AN_ORDER = NEGATIONS | frozenset({
     "whenever", "not", "never", "didn't", "won't", "shouldn't", "can't", "cannot", "wouldn't",
     "doesn't", "isn't", "wasn't", "nobody", "nothing", "without", "except",
 })
+#: Openings that propose the run's action ("how about we redo?", "what if we roll back?",
+#: "why don't we ..."): a question word that asks for the action after it.
+_PROPOSING = frozenset({"how about", "what about", "why don't", "why dont", "why not",
+                        "what if", "shall we", "shall i"})
 #: An article or a preposition right before a run makes it a noun ("the diff between ...").
 _ARTICLES = CLAUSE_STARTS - JOINS - {"to", "zu", "om"}
 
@@ -131,6 +135,8 @@ def _free_before(tokens: list[str], i: int) -> str:
     if said.social:
         return "edge"  # only wrapper words before it: "can you", "hey cat, please"
     core = said.core.lower().replace(",", " ").split()
+    if 1 < len(core) <= MAX_LEAD and " ".join(core[:2]) in _PROPOSING:
+        return "lead"  # "how about we ...", "why don't we ...": a proposal, to be asked
     if len(core) > MAX_LEAD or any(w in NOT_AN_ORDER for w in core):
         return ""
     if core and core[0] in QUESTION_WORDS:

@@ -180,7 +180,7 @@ def code_sign(sentence: Sentence, details: RequestDetails, strong: Sequence[str]
     if any(code_shaped(t.strip(".,;:!?()'\"")) for t in tokens):
         return CodeSign.STRONG, "code-shaped"
     noun = next((w for i, w in enumerate(sentence.words)
-                 if (w in CODE_NOUNS or fuzzy(w, CODE_NOUNS, least=6))
+                 if (w in CODE_NOUNS or fuzzy(w, CODE_NOUNS, least=6, english=True))
                  and not (w in GENERIC_CODE_WORDS and i > 0
                           and sentence.words[i - 1] in _VERB_BEFORE)), "") \
         or find_phrase(sentence.padded, CODE_NOUN_PHRASES)

@@ -11,6 +11,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from .ordinary import english_near
+
 PATH_RE = re.compile(r"(?<![\w/.:-])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|pyw|js|jsx|ts|tsx|java|c|h|"
                      r"cc|cpp|hpp|go|rs|rb|php|cs|toml|cfg|ini|json|yaml|yml))(?![\w/])")
 BACKTICK_RE = re.compile(r"`([A-Za-z_][\w.]*)(?:\([^`]*\))?`")
@@ -72,15 +74,19 @@ def camel_case(token: str) -> bool:
 
 
 def fuzzy(word: str, vocabulary: frozenset[str] | dict[str, str], *,
-          shortened: bool = False, least: int = 5) -> str:
+          shortened: bool = False, least: int = 5, english: bool = False) -> str:
     """The vocabulary word one edit (or one swap) away from ``word``; only for long words.
 
     ``shortened`` also forgives a dropped letter of a five-letter word ("writ", for verbs).
     ``least``: the shortest vocabulary word a typo may stand for (short words are too close
     to ordinary ones: "testo" is Italian for text, not a typo of "tests"). Of several, the
-    first in alphabetical order ("changed": "change", not "changer"). The candidates come
-    from an index of each vocabulary's one-letter deletions, built once, so a word costs a
-    few lookups, not a pass over the list.
+    first in alphabetical order. ``english``: an English word is no typo of another word
+    (``ordinary``: for the code nouns, "glasses" is no "classes"), only of its own stem's
+    ("algorithms", "handle" are "algorithm", "handler"). Routing counts a verb's other
+    forms and near words as the verb ("writ", "converts", "changed"), and the readers of
+    commands check the word against its language on their own (``clause_reading.part_asks``:
+    "Rewrote it twice." asks for nothing). The candidates come from an index of each vocabulary's
+    one-letter deletions, built once, so a word costs a few lookups, not a pass over the list.
     """
     if len(word) < (4 if shortened else least) or word in vocabulary:
         return ""
@@ -89,8 +95,14 @@ def fuzzy(word: str, vocabulary: frozenset[str] | dict[str, str], *,
     for variant in {word[:i] + word[i + 1:] for i in range(len(word))}:
         found |= deletions.get(variant, set())
     fitting = [c for c in found if len(c) >= least and abs(len(c) - len(word)) <= 1
-               and (len(word) >= 5 or len(c) == 5) and one_edit(word, c)]
+               and (len(word) >= 5 or len(c) == 5) and one_edit(word, c)
+               and not (english and word in english_near() and not _same_stem(word, c))]
     return min(fitting) if fitting else ""
+
+
+def _same_stem(word: str, other: str) -> bool:
+    """One word the other with a letter added at its end ("algorithms", "handler")."""
+    return word.startswith(other) or other.startswith(word)
 
 
 _INDEXES: dict[int, tuple[object, dict[str, set[str]]]] = {}

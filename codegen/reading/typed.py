@@ -35,11 +35,13 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2300-\u23FF\u20E3]+")
 #: A Markdown link: its text is what was said.
 _LINK = re.compile(r"\[([^\[\]\n]+)\]\((?:https?://|/|#|\./)[^()\s]*\)")
 #: Emphasis with underscores around words ("__roll back to draft 2__", "_go_"), never a
-#: name's underscores (inside a word, "fmt_ts"; a dunder, "__init__").
+#: name's underscores (inside a word, "fmt_ts"; a dunder, "__init__"); a word may hold a
+#: hyphen or an apostrophe ("_allez-y_", "__d'accord__").
 _INNER = r"(?:[^_`\n]|(?<=\w)_(?=\w))*?"
 _EMPHASIS = re.compile(r"(?<![\w`])(_{1,2})(?=[^\s_])(" + _INNER + r"\s" + _INNER
                        + r")(?<=[^\s_])\1(?![\w`])")
-_EMPHASIS_WORD = re.compile(r"(?<![\w`])(_{1,2})([^\W\d_]{2,})\1(?![\w`])")
+_EMPHASIS_WORD = re.compile(r"(?<![\w`])(_{1,2})([^\W\d_](?:[^\W\d_]|['\u2019-](?=[^\W\d_]))*"
+                            r"[^\W\d_])\1(?![\w`])")
 #: Python's own double-underscore names: code, never emphasis.
 _DUNDERS = frozenset("""
     init new del repr str bytes format lt le eq ne gt ge hash bool getattr getattribute setattr

@@ -7,9 +7,13 @@ reader's* vocabulary: a word of the message is never turned into a word the read
 use, and a corrected phrase is only ever a command when the whole of it is the command's shape
 (the readers match the corrected text with the same anchored patterns). Short words change
 less: two or three letters only by a swap ("teh", "ot", "yse") or a doubled letter typed once
-("ad", "dif"); names (a capital inside the message, ``_``, dots) never change. A letter held
-down ("roooll", "redooo") and digits typed for the letters they look like ("r0ll", "r3do",
-"g0") count when the plain word is the vocabulary's.
+("ad", "dif"); names (a capital inside the message, ``_``, dots) never change, and neither
+does a word of its own language (``ordinary``: "step" is no "stop", "lista" no "list") but
+for two neighbouring letters swapped ("form" is "from" to the move reader). Of two vocabulary
+words one edit away, the likelier slip wins (a swap, a letter missing, one extra, one wrong:
+"godo" is "good", not Dutch "goed"). A
+letter held down ("roooll", "redooo") and digits typed for the letters they look like ("r0ll",
+"r3do", "g0") count when the plain word is the vocabulary's.
 
 ``said_numbers`` writes "draft three" as "draft 3"; ``spoken_punctuation`` writes dictated
 "fmt underscore ts" as ``fmt_ts`` (for suggestions only: a guess). Pure; no I/O.
@@ -21,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+from .ordinary import not_a_typo
 from .text import fold
 
 __all__ = ["Vocabulary", "edit_kind", "said_numbers", "spoken_punctuation"]
@@ -46,9 +51,14 @@ class Vocabulary:
         """The one vocabulary word one edit from ``typed`` (see the module docstring), or ""."""
         if typed in self.words or len(typed) < 2:
             return ""
-        found = {w for w in self._candidates(typed) if _allowed(typed, w)}
+        found = {w for w in self._candidates(typed) if _allowed(typed, w)
+                 and (edit_kind(typed, w) == "swap" or not not_a_typo(typed, w))}
         if len({self._same.get(w, w) for w in found}) == 1:
             return min(found)
+        for kind in _LIKELIEST:  # "godo": "good" (a swap), not Dutch "goed"
+            of_kind = {w for w in found if edit_kind(typed, w) == kind}
+            if of_kind:
+                return min(of_kind) if len({self._same.get(w, w) for w in of_kind}) == 1 else ""
         return ""
 
     def loosely_near(self, typed: str) -> str:
@@ -59,7 +69,7 @@ class Vocabulary:
             return ""
         found: dict[str, set[str]] = {}
         for word in self._candidates(typed):
-            if word[:1] == typed[:1]:
+            if word[:1] == typed[:1] and not not_a_typo(typed, word):
                 found.setdefault(edit_kind(typed, word), set()).add(word)
         for kind in ("missing", "swap", "extra", "wrong"):
             if found.get(kind):
@@ -80,16 +90,9 @@ class Vocabulary:
         return _corrected(self, text)
 
 
-#: English words one edit from a command or reply that is one word ("redo", "stop", "apply",
-#: "cancel", "yes" ...), by the rules above, from the plugin's English word list
-#: (``memory/store/data``): never corrected, so "apple", "edit", "about" or "cancer" stay words.
-ORDINARY_NEAR = frozenset("""
-    aborts about amply apple aptly ayes byes cancels cancer confirms conform conformed continual
-    corrects cure duff dyes edit emit exist exits eyes lure okays presume proceeds pure quiet
-    quilt quip quite quits quiz reds resumed resumes shop sire slop smart sore star stare stark
-    stars starts step stomp stoop stops stow suit surer surf surge tart tiff waiter welter
-    wetter whiter writer yens yews
-""".split())
+#: The kinds of one edit, likeliest first: of two words one edit away, the one a typist's
+#: slip more likely made is meant.
+_LIKELIEST = ("swap", "missing", "extra", "wrong")
 
 
 @lru_cache(maxsize=512)
@@ -121,8 +124,7 @@ def _fixed(vocabulary: Vocabulary, plain: str, *, first: bool) -> str:
                 if shorter in vocabulary.words:
                     return shorter
             plain = _HELD.sub(r"\1", plain)
-            return vocabulary.near(plain) if plain not in ORDINARY_NEAR else ""
-        return vocabulary.near(plain) if plain not in ORDINARY_NEAR else ""
+        return vocabulary.near(plain)
     if plain.isalnum() and not plain.isdigit() and not plain.isalpha():
         letters = plain.translate(_LEET)
         return letters if letters in vocabulary.words and (len(letters) > 2 or first) else ""

@@ -8,7 +8,8 @@ detector) reads the *core phrase* this module finds, once: greetings, vocatives 
 ("could you", "I'd like you to", "puoi", "kannst du"), thanks and politeness after it, emoji and
 smileys, outer punctuation and backticks are removed, in the detector's languages and a few
 more (``utterance_words``). What was removed stays available (``Utterance.removed``, ``asked``,
-``question``), and so does the text as typed, for readers that need it (code in backticks).
+``question``, ``hedged``), and so does the text as typed, for readers that need it (code in
+backticks).
 
 Only the edges are read: a word inside the core phrase is never removed, so "rename the cat
 class" keeps its cat. Pure functions; no I/O.
@@ -27,6 +28,7 @@ from .utterance_words import (
     ESCAPES,
     FILLERS,
     GREETINGS,
+    HEDGES,
     NEGATIONS,
     PLAIN_VOCATIVES,
     QUESTION_WORDS,
@@ -69,6 +71,8 @@ class Utterance:
     question: bool = False
     escape: str = ""
     social: bool = False
+    #: A hedge opened it ("I suppose redo", "not sure, but go"): the speaker is unsure.
+    hedged: bool = False
 
     @property
     def key(self) -> str:
@@ -99,7 +103,7 @@ def read_utterance(text: str) -> Utterance:
         return _social(text, reader)
     marked = " ".join(text[reader.start:reader.end].split())
     return Utterance(text, marked.replace("`", ""), marked, tuple(reader.removed), reader.asked,
-                     reader.question, reader.escaped, False)
+                     reader.question, reader.escaped, False, reader.hedged)
 
 
 def _narrowed(text: str) -> _Reader:
@@ -155,9 +159,28 @@ def _chatter_opening(tokens: list[str], folded: list[str] | None = None) -> bool
         return False
     if len(words) > 1 and words[-2] in ("you", "u") and words[-1] in _ASKING_MODALS:
         return words[0] not in _ASKING_QUESTIONS  # "... if you could", not "how could you"
-    if words[0] in QUESTION_WORDS or len(words) > _MAX_OPENING:
+    if words[0] in QUESTION_WORDS or len(words) > _MAX_OPENING or reports_past(words):
         return False
     return tokens[-1].endswith(",") or words[-1] in ("to", "a", "zu", "de", "que", "om")
+
+
+def reports_past(words: list[str]) -> bool:
+    """Whether ``words`` open with a subject and a verb in the past ("we did a rollback",
+    "we had to roll back prices", "I went back to draft 2 of my essay"): a report of what
+    happened, never a wrapper around a command. A wish stays one ("I wanted to ...")."""
+    if len(words) < 2 or words[0] not in SUBJECTS:
+        return False
+    verb = words[2] if words[1] in _ADVERBS and len(words) > 2 else words[1]
+    return verb not in _WISHES and (verb in _PAST or (verb.endswith("ed") and len(verb) > 4))
+
+
+#: Verbs in the past that are no ``-ed`` form, and wishes in the past that still ask.
+_PAST = frozenset({"did", "had", "was", "were", "went", "made", "got", "took", "came", "saw",
+                   "said", "told", "gave", "found", "thought", "knew", "left", "ran", "spent",
+                   "lost", "kept", "put", "set", "sent", "wrote", "broke", "began", "brought"})
+_WISHES = frozenset({"wanted", "needed", "meant", "hoped", "wished", "asked", "liked",
+                     "loved", "wondered"})
+_ADVERBS = frozenset({"already", "just", "also", "then", "once", "finally", "actually"})
 
 
 #: "... if you could", "any chance you can": an opening that asks for the action after it,
@@ -195,7 +218,7 @@ def _social(text: str, reader: _Reader) -> Utterance:
     plain.edges_only()
     core = " ".join(text[plain.start:plain.end].split())
     return Utterance(text, core.replace("`", ""), core, tuple(reader.removed), reader.asked,
-                     reader.question, reader.escaped, not reader.escaped)
+                     reader.question, reader.escaped, not reader.escaped, reader.hedged)
 
 
 class _Reader:
@@ -206,7 +229,7 @@ class _Reader:
         self.folded = fold_text(text)
         self.start, self.end = 0, len(text)
         self.removed: list[str] = []
-        self.asked = self.question = False
+        self.asked = self.question = self.hedged = False
         self.escaped = ""
         self._after_greeting = False
 
@@ -240,6 +263,7 @@ class _Reader:
                 return
             self._take(self.start, self.start + len(phrase))
             self.asked = self.asked or phrase in ASKS
+            self.hedged = self.hedged or phrase in HEDGES
             self._after_greeting = phrase in GREETINGS or phrase in VOCATIVES
             self.start += len(phrase)
 

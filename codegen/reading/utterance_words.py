@@ -31,8 +31,8 @@ VOCATIVES = frozenset({
 #: Vocatives that need no comma to be one ("Cheshire Cat" is never the topic).
 PLAIN_VOCATIVES = frozenset({"cheshire cat", "cheshire"})
 
-#: Fillers that open a request without changing it.
-FILLERS = frozenset({
+#: Fillers that open a request without changing it (hedges too, below).
+_PLAIN_FILLERS = frozenset({
     "please", "pls", "plz", "plx", "kindly", "just", "ok so", "okay so", "ok", "okay", "so",
     "alright", "all right", "right so", "now", "also", "btw", "by the way", "quick question",
     "quick one", "one more thing", "go ahead and", "do me a favour and",
@@ -43,6 +43,26 @@ FILLERS = frozenset({
     "por favor", "bueno", "pues", "s'il te plait", "s'il vous plait", "stp", "svp", "alors",
     "bon", "entao", "alsjeblieft", "alstublieft", "graag", "dus", "prosze",
 })
+
+#: Hedges: the speaker's doubt ("I suppose redo", "not sure, but go", "I'm not 100% sure, but
+#: ..."): stripped like fillers, and recorded (``Utterance.hedged``): a command said with one
+#: is asked about, never run.
+HEDGES = frozenset({
+    "i suppose", "i guess", "i think", "maybe", "perhaps", "probably",
+    "forse", "credo", "penso", "credo che", "penso che", "suppongo", "non so, ma",
+    "non sono sicuro, ma",
+    "vielleicht", "ich glaube", "ich denke", "ich schatze", "nicht sicher, aber",
+    "quizas", "quiza", "tal vez", "creo que", "supongo que", "no se, pero",
+    "peut-etre", "je pense", "je crois", "je suppose", "je pense que", "je crois que",
+    "pas sur, mais", "je ne sais pas, mais",
+    "talvez", "acho que", "suponho que", "nao sei, mas",
+    "misschien", "ik denk", "ik denk dat", "ik gok", "weet niet zeker, maar",
+}) | frozenset(
+    f"{who}not {how}{what}{but}" for who in ("", "i'm ", "im ", "i am ")
+    for how in ("", "100% ", "entirely ", "completely ", "totally ", "quite ", "really ",
+                "a hundred percent ")
+    for what in ("sure", "certain") for but in (", but", " but"))
+FILLERS = _PLAIN_FILLERS | HEDGES
 
 #: Openings that ask for an action ("could you ...", "puoi ..."): stripped like fillers, and
 #: recorded (``Utterance.asked``), since "could you fix it?" asks for a fix, not a yes.

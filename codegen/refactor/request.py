@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from ..reading.clause_reading import Said, read_in_parts
 from ..reading.commands import command_run, cut_holds_command
+from ..reading.known_code import KnownCode
 from ..reading.runs import Run, shortest_run
+from ..reading.text import fold
 from ..reading.typos import Vocabulary
 from ..reading.utterance import read_utterance, spans
 
@@ -120,10 +122,17 @@ VOCABULARY = Vocabulary("""
 """.split())
 
 
-def read_structural(message: str) -> RenameRequest | MoveRequest | None:
+def read_structural(message: str, known: KnownCode | None = None
+                    ) -> RenameRequest | MoveRequest | None:
     """The rename or move the message asks for with confidence, or None (unsure when another
-    part holds a command, or another rename or move, of its own)."""
+    part holds a command, or another rename or move, of its own). A thing named in plain
+    words with its article ("rename the folder to Holidays") only when ``known`` (the index)
+    holds its name."""
     said = structural_reading(message)
+    if said is None and known is not None:
+        said = _plain_reading(message)
+        if said is not None and not known.known([said.value.symbol]):
+            return None
     if said is None or not said.confident:
         return None
     for other in said.others:
@@ -170,6 +179,14 @@ def structural_reading(message: str) -> Said[RenameRequest | MoveRequest] | None
     return read_in_parts(message or "", _read_part, VOCABULARY)
 
 
+@lru_cache(maxsize=256)
+def _plain_reading(message: str) -> Said[RenameRequest | MoveRequest] | None:
+    """``structural_reading`` with renames of things named in plain words (``_everyday``)."""
+    if read_utterance(message or "").escape == "ask":
+        return None
+    return read_in_parts(message or "", partial(_read_part, plain=True), VOCABULARY)
+
+
 #: The verbs of the patterns (a part without one is not read).
 _VERB = re.compile(r"\b(?:rename|rinomina|benenne|renombra|cambia|renomme|renomei[ae]|hernoem|"
                    r"move|sposta|verschiebe|mueve|d[ée]place|mova|verplaats)\b", re.I)
@@ -180,7 +197,8 @@ def read_structural_phrase(text: str) -> RenameRequest | MoveRequest | None:
     return _read_part(text)
 
 
-def _read_part(text: str, *, chatter: bool = True) -> RenameRequest | MoveRequest | None:
+def _read_part(text: str, *, chatter: bool = True, plain: bool = False
+               ) -> RenameRequest | MoveRequest | None:
     if not _VERB.search(text):
         return None
     said = read_utterance(text)
@@ -188,17 +206,19 @@ def _read_part(text: str, *, chatter: bool = True) -> RenameRequest | MoveReques
         return None
     candidates = spans(said, marked=True) if chatter else [said.marked]
     for candidate in candidates:  # then without unknown chatter around it
-        found = _read(candidate)
+        found = _read(candidate, plain=plain)
         if found is not None and (candidate == said.marked
                                   or not cut_holds_command(said.marked, candidate)):
             return found
     return None
 
 
-def _read(text: str) -> RenameRequest | MoveRequest | None:
+def _read(text: str, *, plain: bool = False) -> RenameRequest | MoveRequest | None:
+    """The rename or move ``text`` says; a rename of a thing named in plain words ("rinomina
+    la cartella in Vacanze") only with ``plain`` (``_everyday``)."""
     for pattern in _RENAME_PATTERNS:
         found = pattern.match(text)
-        if found:
+        if found and (plain or not _everyday(found, text)):
             new = found["new"].rsplit(".", 1)[-1]
             return RenameRequest(found["symbol"], new, found["path"] or "")
     for pattern in _MOVE_PATTERNS:
@@ -206,3 +226,29 @@ def _read(text: str) -> RenameRequest | MoveRequest | None:
         if found:
             return MoveRequest(found["symbol"], found["dest"], found["path"] or "")
     return None
+
+
+#: The words for a kind of definition, in the seven languages (folded): a plain name after one
+#: is code ("benenne die Klasse Kunde in Customer um").
+_KIND_WORDS = frozenset("""
+    function method class def funzione metodo classe funktion methode klasse funcion clase
+    fonction methode funcao metodo functie
+""".split())
+
+
+def _everyday(found: re.Match[str], text: str) -> bool:
+    """A rename of a thing with an article and a name in plain words, in any language ("rename
+    the folder to Holidays", "renombra la carpeta a Viajes", "hernoem de map naar Vakantie"):
+    no kind of definition named, no file, no backticks, neither name written as only code
+    writes one (``snake_case``, ``dotted.name``, ``CamelCase``). Such a rename is read only
+    when the index knows the name (``read_structural``); a bare plain name ("renomme charger
+    en load") is code's way of naming."""
+    between = [fold(w) for w in text[:found.start("symbol")].lower().split()[1:]]
+    if not between or any(w in _KIND_WORDS for w in between) or found["path"] or "`" in text:
+        return False
+    return not any(_code_name(found[g]) for g in ("symbol", "new"))
+
+
+def _code_name(name: str) -> bool:
+    return "_" in name.strip("_") or "." in name or any(c.isupper() for c in name[1:]) \
+        or any(c.isdigit() for c in name)

@@ -119,3 +119,13 @@ def test_the_sealed_split_stays_read_as_at_its_evaluation():
         assert read_turn(text, ASKED, known).kind is Kind.FILE_ANSWER, text
     for text in split["file"]["other"]:
         assert read_turn(text, ASKED, known).kind is not Kind.FILE_ANSWER, text
+
+
+def test_a_thing_named_in_plain_words_takes_the_structural_path_only_when_indexed():
+    """Issue 36: "rename the Ledger to Journal" renames the class the index knows; the same
+    words about a folder nobody indexed are not run as a rename."""
+    known = KnownNames(["books.Ledger"])
+    found = read_turn("rename the Ledger to Journal", IDLE, known)
+    assert found.kind is Kind.STRUCTURAL and found.structural is not None
+    assert found.structural.symbol == "Ledger"
+    assert read_turn("rinomina la cartella in Vacanze", IDLE, known).kind is not Kind.STRUCTURAL

@@ -16,8 +16,10 @@ import pytest
 from codemem.bench.wrapping_bench import (
     HELD_OUT2,
     HELD_OUT3,
+    HELD_OUT4,
     WRAPPINGS2_SHA256,
     WRAPPINGS3_SHA256,
+    WRAPPINGS4_SHA256,
     WRAPPINGS_SHA256,
     bases,
     confident,
@@ -41,6 +43,7 @@ def test_the_held_out_wrappings_are_unchanged_since_they_were_written():
     assert held_out_digest() == WRAPPINGS_SHA256
     assert held_out_digest(HELD_OUT2) == WRAPPINGS2_SHA256
     assert held_out_digest(HELD_OUT3) == WRAPPINGS3_SHA256
+    assert held_out_digest(HELD_OUT4) == WRAPPINGS4_SHA256
 
 
 @pytest.mark.parametrize("kind", ["commands", "renames", "moves", "replies"])

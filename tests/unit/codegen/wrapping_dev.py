@@ -10,6 +10,9 @@ from typing import Any
 from codemem.codegen.reading.commands import VOCABULARY as COMMAND_WORDS
 from codemem.codegen.refactor.request import VOCABULARY as STRUCTURAL_WORDS
 
+from .wrapping_dev_round3 import CLASSES as ROUND3_CLASSES
+from .wrapping_dev_round3 import ROUND3
+
 C, IMP, S, R = "command", "imperative", "structural", "reply"
 ALL = [C, S, R]
 
@@ -97,6 +100,7 @@ CLASSES: dict[str, tuple[list[str], list[str]]] = {
     "time_closing": ([C, S], ["{x} before lunch", "{x} by tomorrow"]),
     "closing_in_another_language": (ALL, ["{x}, danke schön", "{x}, muchas gracias",
                                           "{x}, merci d'avance"]),
+    **ROUND3_CLASSES,
 }
 
 TYPOS = [
@@ -171,13 +175,14 @@ DEV_WRAPPINGS: dict[str, Any] = {
                  for t, c, a, imp in COMMANDS],
     "structural": [{"text": t, "kind": k, "symbol": s, "target": n, "path": p}
                    for t, k, s, n, p in STRUCTURAL],
-    "replies": REPLIES,
+    "replies": [*REPLIES, *ROUND3["replies"]],
     "classes": {name: {"kinds": kinds, "templates": templates}
                 for name, (kinds, templates) in CLASSES.items()},
     "explicit": {"typo": [list(p) for p in TYPOS], "dictation": [list(p) for p in DICTATION],
                  "typed": [[v, t] for t in _BASES for v in _typed(t)],
                  "two_commands": [p for t in _BASES[:len(COMMANDS) + len(STRUCTURAL)]
-                                  for p in _two_commands(t)]},
+                                  for p in _two_commands(t)], **ROUND3["explicit"]},
     "ask_only": ["two_commands"],
-    "near_misses": [{"text": t, "expected": e} for t, e in NEAR_MISSES],
+    "near_misses": [{"text": t, "expected": e} for t, e in NEAR_MISSES] + ROUND3["near_misses"],
+    "reply_near_misses": ROUND3["reply_near_misses"],
 }
