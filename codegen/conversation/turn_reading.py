@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..reading.clause_reading import hedged
 from ..reading.commands import Found, claimed, detect_command
 from ..reading.details import RequestDetails, extract_details
 from ..reading.intent import Detection, Intent, detect_intent
@@ -94,6 +95,8 @@ def read_turn(text: str, situation: Situation, known: KnownCode | None = None) -
         if pending is not None:
             return replace(plain, kind=pending[0], answer=pending[1])
     early = _stage_reply(text, reply, situation)
+    if early is Kind.APPLY and hedged(text):  # unsure, about writing the user's files: ask
+        return replace(plain, kind=Kind.UNSURE, suggestion="apply")
     if early is not None:
         return replace(plain, kind=early)
     return _what_it_asks(plain, situation, known)

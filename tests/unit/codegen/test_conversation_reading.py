@@ -129,3 +129,22 @@ def test_a_thing_named_in_plain_words_takes_the_structural_path_only_when_indexe
     assert found.kind is Kind.STRUCTURAL and found.structural is not None
     assert found.structural.symbol == "Ledger"
     assert read_turn("rinomina la cartella in Vacanze", IDLE, known).kind is not Kind.STRUCTURAL
+
+
+@pytest.mark.parametrize("text", ["maybe apply", "I suppose apply it", "not sure, but apply",
+                                  "forse applica", "vielleicht anwenden"])
+def test_an_apply_said_with_doubt_is_asked_about_and_yes_applies(text):
+    """"apply" writes the user's files: said with a hedge, it is asked about, never done."""
+    reading = read_turn(text, ENDED)
+    assert reading.kind is not Kind.APPLY, f"{text!r} applied without asking"
+    assert reading.kind is Kind.UNSURE or not text.isascii()  # the others: never applied
+    if reading.kind is Kind.UNSURE:
+        assert reading.suggestion == "apply"
+        asked = Situation(stage=Stage.ENDED, repository=True, has_task=True, has_draft=True,
+                          suggestion=reading.suggestion)
+        assert read_turn("yes", asked).kind is Kind.YES
+        assert read_turn(reading.suggestion, ENDED).kind is Kind.APPLY
+
+
+def test_a_plain_apply_still_applies():
+    assert read_turn("ok, apply it please", ENDED).kind is Kind.APPLY
