@@ -37,7 +37,7 @@ from typing import Any
 
 from ..memory.sources.clone import CloneLimits, fetch_clone
 from ..memory.sources.git_url import parse_git_url
-from ..tests.unit.memory.sources.git_server import git_http_server
+from ..tests.unit.memory.sources.git_server import git_http_server, serve_wsgi
 from .index_bench import copy_stdlib
 
 ENGINES = ("dulwich", "git")
@@ -106,23 +106,8 @@ def _backend(root: str) -> Callable[..., Any]:
 @contextmanager
 def git_backend_server(root: str) -> Iterator[str]:
     """``git http-backend`` serving ``root`` on 127.0.0.1; yields the base URL."""
-    import threading
-    from wsgiref.simple_server import WSGIRequestHandler, make_server
-
-    class Quiet(WSGIRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = make_server("127.0.0.1", 0, _backend(root), handler_class=Quiet)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serve_wsgi(_backend(root), "bench-git-backend") as url:
+        yield url
 
 
 def measure_one(url: str, dest: str, engine: str, known: str = "") -> dict[str, Any]:

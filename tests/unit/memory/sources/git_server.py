@@ -65,16 +65,10 @@ def _basic_auth(app, user: str, password: str):
 
 
 @contextlib.contextmanager
-def git_http_server(repos: dict[str, str], *, password: str = "",
-                    seen: list[str] | None = None) -> Iterator[str]:
-    """Serve ``repos`` (URL path -> repository folder) over smart HTTP on 127.0.0.1; yields
-    the base URL. With ``password``, every request needs Basic auth as ``user:password``;
-    ``seen`` receives each request's path and ``Authorization`` header."""
+def serve_wsgi(app, name: str = "test-http") -> Iterator[str]:
+    """Serve the WSGI ``app`` on 127.0.0.1 in a daemon thread, quietly; yields its base URL and
+    stops the server when the block ends."""
     from wsgiref.simple_server import WSGIRequestHandler, make_server
-
-    from dulwich.repo import Repo
-    from dulwich.server import DictBackend
-    from dulwich.web import make_wsgi_chain
 
     class Quiet(WSGIRequestHandler):
         def log_message(self, *args: object) -> None:
@@ -83,15 +77,9 @@ def git_http_server(repos: dict[str, str], *, password: str = "",
         def get_stderr(self):  # dulwich's server fails a step of git's shallow negotiation
             return io.StringIO()  # (git asks again and gets its pack): not the test's output
 
-    opened = {f"/{name}": Repo(path) for name, path in repos.items()}
-    app = make_wsgi_chain(DictBackend(opened))
-    if password:
-        app = _basic_auth(app, "user", password)
-    if seen is not None:
-        app = _recording(app, seen)
     server = make_server("127.0.0.1", 0, app, handler_class=Quiet)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              name="test-git-http", daemon=True)
+                              name=name, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
@@ -99,6 +87,28 @@ def git_http_server(repos: dict[str, str], *, password: str = "",
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@contextlib.contextmanager
+def git_http_server(repos: dict[str, str], *, password: str = "",
+                    seen: list[str] | None = None) -> Iterator[str]:
+    """Serve ``repos`` (URL path -> repository folder) over smart HTTP on 127.0.0.1; yields
+    the base URL. With ``password``, every request needs Basic auth as ``user:password``;
+    ``seen`` receives each request's path and ``Authorization`` header."""
+    from dulwich.repo import Repo
+    from dulwich.server import DictBackend
+    from dulwich.web import make_wsgi_chain
+
+    opened = {f"/{name}": Repo(path) for name, path in repos.items()}
+    app = make_wsgi_chain(DictBackend(opened))
+    if password:
+        app = _basic_auth(app, "user", password)
+    if seen is not None:
+        app = _recording(app, seen)
+    try:
+        with serve_wsgi(app, "test-git-http") as url:
+            yield url
+    finally:
         for repo in opened.values():
             repo.close()
 
@@ -115,12 +125,6 @@ def _recording(app, seen: list[str]):
 def redirecting_host(target: str) -> Iterator[str]:
     """A host that answers every request with a redirect to the same path under ``target``;
     yields its base URL."""
-    from wsgiref.simple_server import WSGIRequestHandler, make_server
-
-    class Quiet(WSGIRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
     def redirect(environ, start_response):
         query = environ.get("QUERY_STRING", "")
         start_response("302 Found", [("Location", target + environ["PATH_INFO"]
@@ -128,16 +132,8 @@ def redirecting_host(target: str) -> Iterator[str]:
                                      ("Content-Length", "0")])
         return [b""]
 
-    server = make_server("127.0.0.1", 0, redirect, handler_class=Quiet)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              name="test-redirect", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serve_wsgi(redirect, "test-redirect") as url:
+        yield url
 
 
 @contextlib.contextmanager
