@@ -29,7 +29,9 @@ its failures), ``--heldout3`` the third (``wrappings_heldout3.json``, written af
 tunings and before the reader looked for the shortest confident span), ``--heldout4`` the
 fourth (``wrappings_heldout4.json``, written after the third one's evaluation and tuning, before
 the readers checked a word against the language's own words, read statements about the past as
-asking nothing and read the replies of every supported language); without any, the
+asking nothing and read the replies of every supported language), ``--heldout5`` the fifth
+(``wrappings_heldout5.json``, written blind after the fourth one's evaluation and tuning, and
+evaluated once as it was sealed, with no reader change in between); without any, the
 development classes (``tests/unit/codegen/wrapping_dev.py``; the unit tests assert the same
 figures, ``tests/unit/codegen/test_wrappings.py``).
 """
@@ -54,6 +56,11 @@ HELD_OUT = DATA / "wrappings_heldout.json"
 HELD_OUT2 = DATA / "wrappings_heldout2.json"
 HELD_OUT3 = DATA / "wrappings_heldout3.json"
 HELD_OUT4 = DATA / "wrappings_heldout4.json"
+HELD_OUT5 = DATA / "wrappings_heldout5.json"
+#: SHA-256 of the fifth held-out file, written blind (without reading the readers) after the
+#: fourth one's evaluation and tuning, and committed before its one evaluation (checked by the
+#: unit tests).
+WRAPPINGS5_SHA256 = "e16ebfa844bda86b33379c138ae796c4f77d680569f0c9b884f1651871e1e42a"
 #: SHA-256 of the fourth held-out file, written and committed before the readers checked a
 #: word against the language's own words, read statements about the past as asking nothing and
 #: read the replies of every supported language (checked by the unit tests).
@@ -296,7 +303,8 @@ def report(figures: Figures, wrong: bool) -> None:
 
 
 def main(argv: list[str]) -> int:
-    chosen = [(flag, path) for flag, path in (("--heldout4", HELD_OUT4),
+    chosen = [(flag, path) for flag, path in (("--heldout5", HELD_OUT5),
+                                               ("--heldout4", HELD_OUT4),
                                                ("--heldout3", HELD_OUT3),
                                                ("--heldout2", HELD_OUT2),
                                                ("--heldout", HELD_OUT)) if flag in argv]

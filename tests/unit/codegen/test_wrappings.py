@@ -17,9 +17,11 @@ from codemem.bench.wrapping_bench import (
     HELD_OUT2,
     HELD_OUT3,
     HELD_OUT4,
+    HELD_OUT5,
     WRAPPINGS2_SHA256,
     WRAPPINGS3_SHA256,
     WRAPPINGS4_SHA256,
+    WRAPPINGS5_SHA256,
     WRAPPINGS_SHA256,
     bases,
     confident,
@@ -44,6 +46,7 @@ def test_the_held_out_wrappings_are_unchanged_since_they_were_written():
     assert held_out_digest(HELD_OUT2) == WRAPPINGS2_SHA256
     assert held_out_digest(HELD_OUT3) == WRAPPINGS3_SHA256
     assert held_out_digest(HELD_OUT4) == WRAPPINGS4_SHA256
+    assert held_out_digest(HELD_OUT5) == WRAPPINGS5_SHA256
 
 
 @pytest.mark.parametrize("kind", ["commands", "renames", "moves", "replies"])
