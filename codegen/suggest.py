@@ -13,7 +13,9 @@ only for a message that carries a command's or a structural change's own words:
 - "rename A ... to B" and "A should be renamed to B" with code-shaped names, "move A (over)
   to path.py" and "A should move to path.py", nothing else asked around them;
 - one more typo than the readers forgive ("roll bak to draft 2", "lis sources"), or dictated
-  punctuation ("fmt underscore ts").
+  punctuation ("fmt underscore ts");
+- one line of several that reads alone as a command, rename or move, beside lines that ask
+  for no change of code (a log line or an error pasted above it).
 
 Never for a code request ("write a test that rolls back to draft 2", "add a method rollback
 to Session", "rename fmt_ts to f and make it async"), nor for a question about a command or a
@@ -69,10 +71,39 @@ def suggest_command(text: str) -> Suggestion | None:
         return None
     if detect_command(text) is not None or read_structural(text) is not None:
         return None
-    for phrase in (_unsure_command(text), _unsure_structural(text), _near_miss(text)):
+    for phrase in (_unsure_command(text), _unsure_structural(text), _near_miss(text),
+                   _line_alone(text)):
         if phrase:
             return _checked(phrase)
     return None
+
+
+#: The most lines a message may have for its lines to be read one by one.
+_MAX_LINES = 12
+
+
+def _line_alone(text: str) -> str:
+    """One line of a message of several that reads alone, with confidence, as a command, a
+    rename or a move, when no other line asks for a change of code: what was pasted above or
+    below it (a log line, an error, a status, a note) is not read as words the reader knows,
+    and must not hide the command. That line's phrase, to ask about."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not 2 <= len(lines) <= _MAX_LINES:
+        return ""
+    said: dict[int, str] = {}
+    for i, line in enumerate(lines):
+        command = detect_command(line)
+        if command is not None:
+            said[i] = command_phrase(command)
+            continue
+        structural = read_structural(line)
+        if structural is not None:
+            said[i] = structural_phrase(structural)
+    if len(set(said.values())) != 1:
+        return ""
+    if any(_is_request(line) for i, line in enumerate(lines) if i not in said):
+        return ""
+    return next(iter(said.values()))
 
 
 def _checked(phrase: str) -> Suggestion | None:

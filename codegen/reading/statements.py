@@ -14,6 +14,11 @@ hide the command beside it. ``statement`` tells them apart by their shape, in wo
 - an **announcement**: "let me" (or "lemme") and a verb of trying or saying ("try", "retry",
   "rephrase", "put it", "ask"), never of seeing ("let me see the diff" asks to be shown).
 
+``conditional`` is a condition ("if the tests still fail", "should the migration fail", "se
+non passa", "falls es nicht klappt", "en caso de que falle", "s'il échoue", "se falhar", "indien
+het faalt"): the command beside it is meant for a case that may not be the present one, so it is
+asked about, never run with the condition dropped.
+
 ``bare_hedge`` is a clause of doubt and nothing else ("not sure.", "no idea", "non so"): it asks
 nothing either, but a command beside it is the speaker's guess, asked about (``clause_reading``).
 
@@ -22,7 +27,7 @@ Pure; no I/O.
 
 from __future__ import annotations
 
-__all__ = ["announcement", "bare_hedge", "statement"]
+__all__ = ["announcement", "bare_hedge", "conditional", "statement"]
 
 #: Verbs in the past that are no "-ed" form, as a status says them.
 _PAST = frozenset({"broke", "went", "ran", "got", "was", "were", "fell", "stuck", "hung",
@@ -87,3 +92,32 @@ def _status(words: list[str]) -> bool:
 
 def _past(word: str) -> bool:
     return word in _PAST or (word.endswith("ed") and len(word) > 4)
+
+
+#: Words that open a condition, in the seven languages (folded). Left out: "when" and "once"
+#: ("when you can, redo" is a request), "si" (folded, also the Italian and Spanish yes) and
+#: "als" (German "as"): French and Spanish conditions are read by what follows ("s'il").
+_IF = frozenset({"if", "unless", "in case", "se", "qualora", "nel caso", "wenn", "falls",
+                 "sofern", "en caso de que", "caso", "s'il", "s il", "indien", "mocht"})
+
+
+#: Words of a polite condition: about the hearer or the ease of it ("if you can", "if it's not
+#: too much trouble", "if possible", "s'il te plaît", "se puoi", "wenn es geht"), folded.
+_POLITE = frozenset({
+    "you", "your", "trouble", "possible", "mind", "time", "moment", "convenient", "okay", "ok",
+    "works", "please", "plait", "puoi", "potete", "possibile", "riesci", "ti", "du", "kannst",
+    "moglich", "geht", "tu", "te", "vous", "puedes", "puede", "posible", "usted", "possivel",
+    "puder", "voce", "jij", "je", "u", "mogelijk", "kan",
+})
+
+
+def conditional(words: list[str]) -> bool:
+    """Whether ``words`` (one clause, folded) open with a condition, or open with "should"
+    and a subject ("should the migration fail"); a polite one, about the hearer or the ease of
+    it ("if you can", "if it's not too much trouble"), is none."""
+    if not words or _POLITE.intersection(words[:8]):
+        return False
+    if words[0] in _IF or " ".join(words[:2]) in _IF or " ".join(words[:4]) in _IF:
+        return True
+    return words[0] == "should" and len(words) > 2 and words[1] in {"the", "it", "this", "that",
+                                                                   "they", "we", "anything"}

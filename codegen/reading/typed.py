@@ -3,11 +3,12 @@
 The same words reach the plugin typed in many ways that change nothing they say: characters
 nobody sees (a zero-width space or joiner pasted from a web page, a byte-order mark, a soft
 hyphen), spaces that are not spaces (no-break, narrow, thin), emoji between the words ("roll 👉
-back to draft 4"), Markdown links and emphasis ("[redo](https://...)", "__redo__", "_go_"),
-punctuation said aloud to a dictation app ("hey cat comma redo period"), punctuation typed
-without its space ("hey,redo", "redo!!thx", "ok.redo"), wrapper words with a letter held down
-("pleaaase", "thaaanks", "heyyy"). ``plain_typed`` writes each of them the plain way; the
-readers of commands, renames, moves and replies read its result (``clauses.parts``).
+back to draft 4") or typed as their short code ("redo :+1:"), Markdown links and emphasis
+("[redo](https://...)", "__redo__", "_go_"), punctuation said aloud to a dictation app ("hey cat
+comma redo period"), punctuation typed without its space ("hey,redo", "redo!!thx", "ok.redo"),
+wrapper words with a letter held down ("pleaaase", "thaaanks", "heyyy"). ``plain_typed`` writes
+each of them the plain way; the readers of commands, renames, moves and replies read its result
+(``clauses.parts``).
 
 What is never touched: names, paths and URLs (a dot, a slash, an underscore inside a token;
 ``__init__``), arrows ("fmt_ts → format_ts"), code fences and backticks, and letters a word
@@ -32,6 +33,9 @@ _INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\ufe0e\ufe0f
 _SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 #: Emoji and pictographs (not arrows: "fmt_ts → format_ts" says something).
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2300-\u23FF\u20E3]+")
+#: An emoji typed as its short code (":+1:", ":sweat_smile:", ":white_check_mark:", as chat
+#: apps and code hosts write them), never a time ("10:42:13") or a name ("a::b").
+_SHORTCODE = re.compile(r"(?<![\w:]):[a-z0-9+-][a-z0-9_+-]{0,40}:(?![\w:])")
 #: A Markdown link: its text is what was said.
 _LINK = re.compile(r"\[([^\[\]\n]+)\]\((?:https?://|/|#|\./)[^()\s]*\)")
 #: Emphasis with underscores around words ("__roll back to draft 2__", "_go_"), never a
@@ -81,7 +85,7 @@ def plain_typed(text: str) -> str:
     if text.isascii() and not _maybe_typed(text):
         return text
     text = _SPACES.sub(" ", _INVISIBLE.sub("", text))
-    text = _EMOJI.sub(" ", text)
+    text = _SHORTCODE.sub(" ", _EMOJI.sub(" ", text))
     text = _EMPHASIS.sub(r"\2", _LINK.sub(r"\1", text))
     text = _EMPHASIS_WORD.sub(_emphasised, text)
     if not _TYPED_PUNCTUATION.search(text.strip()):
@@ -99,6 +103,7 @@ def _emphasised(match: re.Match[str]) -> str:
 def _maybe_typed(text: str) -> bool:
     """A cheap look for anything ``plain_typed`` changes in ASCII text."""
     return bool(_RUN.search(text) or "_" in text or "[" in text or _GLUED.search(text)
+                or ":" in text and _SHORTCODE.search(text)
                 or "." in text or any(w in text for w in ("comma", "period", "full stop",
                                                           "mark", "point", "new ")))
 
