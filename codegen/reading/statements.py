@@ -94,11 +94,14 @@ def _past(word: str) -> bool:
     return word in _PAST or (word.endswith("ed") and len(word) > 4)
 
 
-#: Words that open a condition, in the seven languages (folded). Left out: "when" and "once"
-#: ("when you can, redo" is a request), "si" (folded, also the Italian and Spanish yes) and
-#: "als" (German "as"): French and Spanish conditions are read by what follows ("s'il").
-_IF = frozenset({"if", "unless", "in case", "se", "qualora", "nel caso", "wenn", "falls",
-                 "sofern", "en caso de que", "caso", "s'il", "s il", "indien", "mocht"})
+#: Words that open a condition, or a time that has not come yet ("once the tests pass",
+#: "when the build is green"), in the seven languages (folded). Left out: "si" (folded, also
+#: the Italian and Spanish yes) and "als" (German "as"): French and Spanish conditions are read
+#: by what follows ("s'il"). "when you can" is politeness (``_POLITE``).
+_IF = frozenset({"if", "unless", "in case", "once", "when", "as soon as", "se", "qualora",
+                 "nel caso", "appena", "non appena", "wenn", "falls", "sofern", "sobald",
+                 "en caso de que", "cuando", "en cuanto", "caso", "s'il", "s il", "quand",
+                 "des que", "assim que", "indien", "mocht", "zodra", "wanneer"})
 
 
 #: Words of a polite condition: about the hearer or the ease of it ("if you can", "if it's not
@@ -115,9 +118,9 @@ def conditional(words: list[str]) -> bool:
     """Whether ``words`` (one clause, folded) open with a condition, or open with "should"
     and a subject ("should the migration fail"); a polite one, about the hearer or the ease of
     it ("if you can", "if it's not too much trouble"), is none."""
-    if not words or _POLITE.intersection(words[:8]):
+    if not words or any(w in _POLITE or w.startswith("you") for w in words[:8]):
         return False
-    if words[0] in _IF or " ".join(words[:2]) in _IF or " ".join(words[:4]) in _IF:
+    if any(" ".join(words[:n]) in _IF for n in range(1, 5)):
         return True
     return words[0] == "should" and len(words) > 2 and words[1] in {"the", "it", "this", "that",
                                                                    "they", "we", "anything"}

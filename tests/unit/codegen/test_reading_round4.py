@@ -55,6 +55,10 @@ def test_a_request_on_another_line_is_not_turned_into_the_command():
     "se la CI fallisce, roll back to draft 2",
     "falls der Test wieder rot ist, redo",
     "en caso de que falle, roll back to draft 2",
+    "once the linter is happy, list sources",
+    "when the nightly job is green, roll back to the start",
+    "as soon as CI passes, show the draft history",
+    "sobald der Build grün ist, redo",
 ])
 def test_a_command_on_a_condition_is_asked_about_never_run(text):
     reading = read_turn(text, ENDED)
@@ -63,7 +67,7 @@ def test_a_command_on_a_condition_is_asked_about_never_run(text):
 
 
 @pytest.mark.parametrize("text", ["sì, redo", "si, roll back to draft 2", "when you can, redo",
-                                  "ok, roll back to draft 2"])
+                                  "ok, roll back to draft 2", "once you're ready, redo"])
 def test_a_yes_or_a_when_is_no_condition(text):
     assert read_turn(text, ENDED).kind is Kind.COMMAND
 
