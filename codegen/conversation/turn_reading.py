@@ -27,6 +27,7 @@ from ..refactor.request import MoveRequest, RenameRequest, read_structural
 from ..suggest import suggest_command
 from ..vocabulary import Vocabulary
 from .corrections import FileAnswer, asks_about_a_case, file_answer, reads_as_correction
+from .last_reply import change_beside_reply, last_reply
 from .situation import Situation, Stage
 
 
@@ -95,6 +96,8 @@ def read_turn(text: str, situation: Situation, known: KnownCode | None = None) -
         if pending is not None:
             return replace(plain, kind=pending[0], answer=pending[1])
     early = _stage_reply(text, reply, situation)
+    if early is Kind.CONFIRM and change_beside_reply(text):
+        early = Kind.CORRECTION  # "it should also strip accents. go": the change first
     if early is Kind.APPLY and hedged(text):  # unsure, about writing the user's files: ask
         return replace(plain, kind=Kind.UNSURE, suggestion="apply")
     if early is not None:
@@ -145,6 +148,10 @@ def _what_it_asks(plain: Reading, situation: Situation, known: KnownCode | None)
         return replace(plain, kind=Kind.UNSURE, suggestion=phrase)
     found = detect_intent(text, known)
     kind = _detected(plain.said, found, situation)
+    if situation.stage is Stage.PROPOSED and kind in (Kind.CORRECTION, Kind.CHAT):
+        reply = last_reply(text)  # "did the deploy finish? nvm, go": asked, never folded in
+        if reply:
+            return replace(plain, kind=Kind.UNSURE, suggestion=reply)
     details = found.details
     if kind is Kind.CORRECTION and not _moves_the_proposal(plain.said, details):
         details = RequestDetails()  # a change's details are the model's to read, not a target
