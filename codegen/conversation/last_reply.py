@@ -17,21 +17,14 @@ I/O.
 
 from __future__ import annotations
 
-import re
-
+from ..reading.clause_reading import part_asks
+from ..reading.clauses import parts
 from ..reading.replies import CANCEL_WORDS, CONFIRM_WORDS, ReplyIntent, classify_reply
-from ..reading.signals import opening_verb, read
 from ..reading.text import code_shaped, words
-from ..reading.utterance import read_utterance
-from ..reading.words import REQUEST_VERBS
 from .corrections import MODAL_WORDS
 
 __all__ = ["change_beside_reply", "last_reply"]
 
-_PARTS = re.compile(r"[.?!;,\n:]+")
-#: Words that open a change in an earlier part: a contrast, a condition.
-_CHANGE = frozenset({"but", "except", "though", "however", "instead", "unless", "ma", "pero",
-                     "aber", "mais", "mas", "maar", "anzi", "sondern", "plutot"})
 _PHRASES = {ReplyIntent.CONFIRM: "go", ReplyIntent.CANCEL: "cancel"}
 #: A part that waves what came before away ("never mind", "nvm", "anyway"): no change.
 _WAVED = frozenset({"never mind", "nevermind", "nvm", "anyway", "anyways", "whatever",
@@ -43,14 +36,11 @@ _WAVED = frozenset({"never mind", "nevermind", "nvm", "anyway", "anyways", "what
 def last_reply(text: str) -> str:
     """"go" or "cancel" when ``text`` ends with that reply alone after parts that ask for no
     change (see the module docstring); "" otherwise."""
-    parts = [p.strip() for p in _PARTS.split(text or "") if p.strip()]
-    if len(parts) < 2:
+    clauses, code = _clauses(text)
+    if code or len(clauses) < 2 or not _bare_reply(clauses[-1]):
         return ""
-    last = " ".join(words(parts[-1]))
-    reply = classify_reply(parts[-1])
-    if reply not in _PHRASES or last not in CONFIRM_WORDS | CANCEL_WORDS:
-        return ""
-    if any(_asks_a_change(part) for part in parts[:-1]):
+    reply = classify_reply(clauses[-1])
+    if reply not in _PHRASES or any(_asks_a_change(c) for c in clauses[:-1]):
         return ""
     return _PHRASES[reply]
 
@@ -59,20 +49,29 @@ def change_beside_reply(text: str) -> bool:
     """Whether a part of ``text`` other than its reply words asks for a change ("it should also
     strip accents. go"): the message is a change to the proposal first, never a "go" that
     drops it."""
-    parts = [p.strip() for p in _PARTS.split(text or "") if p.strip()]
-    return len(parts) > 1 and any(
-        _asks_a_change(part) for part in parts
-        if " ".join(words(part)) not in CONFIRM_WORDS | CANCEL_WORDS)
+    clauses, code = _clauses(text)
+    return code or len(clauses) > 1 and any(_asks_a_change(c) for c in clauses
+                                            if not _bare_reply(c))
+
+
+def _clauses(text: str) -> tuple[list[str], bool]:
+    """The message's clauses of words (``clauses.parts``: sentences, asides, lines), and
+    whether it holds code (a fence or a span: a change, whatever stands beside it)."""
+    found = parts(text or "")
+    return ([c for p in found if p.kind != "code" for c in p.clauses],
+            any(p.kind == "code" for p in found))
+
+
+def _bare_reply(clause: str) -> bool:
+    return " ".join(words(clause)) in CONFIRM_WORDS | CANCEL_WORDS
 
 
 def _asks_a_change(part: str) -> bool:
+    """A part that asks for a change of the proposal: what ``part_asks`` calls one (an
+    imperative, a "but ..."), a word that states a constraint (``MODAL_WORDS``: "it should
+    also ...", "never return None"), or a name of code."""
     folded = words(part)
     if not folded or " ".join(folded) in _WAVED:
         return False
-    if set(folded) & (_CHANGE | MODAL_WORDS):
-        return True
-    if any(code_shaped(token.strip("()[]'\"`")) for token in part.split()):
-        return True
-    said = read_utterance(part)
-    core = words(said.core)
-    return bool(core) and opening_verb(read(said.core, core, asked=said.asked)) in REQUEST_VERBS
+    return part_asks(part) == "change" or bool(set(folded) & MODAL_WORDS) \
+        or any(code_shaped(token.strip("()[]'\"`")) for token in part.split())

@@ -37,7 +37,8 @@ def test_a_change_before_or_after_the_reply_is_no_reply_to_ask_about(text):
 
 @pytest.mark.parametrize("text", ["it should also strip accents. go",
                                   "go. but keep the dashes", "ok, go, and call it make_slug",
-                                  "never return None. go ahead"])
+                                  "never return None. go ahead",
+                                  "go\n```python\ndef slugify(t):\n    return t.lower()\n```"])
 def test_a_go_beside_a_change_is_the_change_first(text):
     assert change_beside_reply(text)
     assert read_turn(text, PROPOSED).kind is Kind.CORRECTION
