@@ -27,10 +27,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from .clause_reading import Said, read_in_parts
-from .runs import Run, shortest_run
+from .runs import Run, read_or_corrected, shortest_run
 from .typos import Vocabulary, said_numbers
 from .utterance import chatter_closing, read_utterance, spans
 from .utterance_words import CLAUSE_STARTS
@@ -174,11 +174,7 @@ def command_run(text: str) -> Run[Found] | None:
 
 def _phrase_or_typo(run: str) -> Found | None:
     """A run read whole: its chatter is the run's to judge (``runs``: a lead or a tail)."""
-    found = _read_one(run, chatter=False)
-    if found is None:
-        corrected = VOCABULARY.correct(run)
-        found = _read_one(corrected, chatter=False) if corrected != run else None
-    return found
+    return read_or_corrected(run, partial(_read_one, chatter=False), VOCABULARY.correct)
 
 
 @lru_cache(maxsize=2048)

@@ -35,10 +35,12 @@ from typing import Generic, TypeVar
 from .utterance import SUBJECTS, chatter_closing, read_utterance
 from .utterance_words import CLAUSE_STARTS, NEGATIONS, QUESTION_WORDS
 
-__all__ = ["Run", "shortest_run", "unwrapped"]
+__all__ = ["Run", "read_or_corrected", "shortest_run", "unwrapped"]
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
+#: A reading that may be None (``read_or_corrected``).
+R = TypeVar("R")
 
 MAX_TOKENS, MAX_RUN, MAX_LEAD, MAX_TAIL = 60, 14, 6, 3
 
@@ -99,6 +101,17 @@ def shortest_run(text: str, read: Callable[[str], T | None],
         if value is not None:
             return Run(value, run, " ".join(tokens[:i]), " ".join(tokens[end:]))
     return None
+
+
+def read_or_corrected(run: str, read: Callable[[str], R], correct: Callable[[str], str]) -> R:
+    """``read(run)``, or else the reading of ``run`` with one typo per word forgiven
+    (``correct``: a reader's vocabulary, ``typos.Vocabulary.correct``)."""
+    found = read(run)
+    if found is None:
+        corrected = correct(run)
+        if corrected != run:
+            return read(corrected)
+    return found
 
 
 #: Marks around a word that are not its own ("__redo__", "(redo", "«redo»").

@@ -24,7 +24,7 @@ from functools import lru_cache, partial
 from ..reading.clause_reading import Said, read_in_parts
 from ..reading.commands import command_run, cut_holds_command
 from ..reading.known_code import KnownCode
-from ..reading.runs import Run, shortest_run
+from ..reading.runs import Run, read_or_corrected, shortest_run
 from ..reading.text import fold
 from ..reading.typos import Vocabulary
 from ..reading.utterance import read_utterance, spans
@@ -158,11 +158,7 @@ def structural_run(text: str) -> Run[RenameRequest | MoveRequest] | None:
 
 def _part_or_typo(run: str) -> RenameRequest | MoveRequest | None:
     """A run read whole: its chatter is the run's to judge (``reading.runs``)."""
-    found = _read_part(run, chatter=False)
-    if found is None:
-        corrected = VOCABULARY.correct(run)
-        found = _read_part(corrected, chatter=False) if corrected != run else None
-    return found
+    return read_or_corrected(run, partial(_read_part, chatter=False), VOCABULARY.correct)
 
 
 @lru_cache(maxsize=2048)
