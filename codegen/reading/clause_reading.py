@@ -28,7 +28,7 @@ from .clauses import Part, parts
 from .details import extract_details
 from .ordinary import not_a_typo
 from .signals import CodeSign, Sentence, change_asked, code_sign, opening_verb, question_form, read
-from .statements import announcement, bare_hedge, conditional, statement
+from .statements import announcement, bare_hedge, condition_after, conditional, statement
 from .text import words
 from .typos import Vocabulary
 from .utterance import read_utterance
@@ -145,10 +145,11 @@ def _asks_short(text: str) -> bool:
 
 def hedged(clause: str) -> bool:
     """Whether a clause is the speaker's doubt: opened by a hedge ("I suppose redo"), nothing
-    else ("not sure."), or a condition ("if the tests still fail", "falls es nicht klappt"): a
-    command said on a condition is asked about, never run with the condition dropped."""
+    else ("not sure."), or a condition before or after the command ("if the tests still fail",
+    "falls es nicht klappt", "... once the build is green"): a command said on a condition is
+    asked about, never run with the condition dropped."""
     said = words(clause)
-    return read_utterance(clause).hedged or bare_hedge(said) \
+    return read_utterance(clause).hedged or bare_hedge(said) or condition_after(said) \
         or conditional(words(re.split(r"[,:;]", clause, maxsplit=1)[0]))
 
 

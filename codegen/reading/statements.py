@@ -27,7 +27,7 @@ Pure; no I/O.
 
 from __future__ import annotations
 
-__all__ = ["announcement", "bare_hedge", "conditional", "statement"]
+__all__ = ["announcement", "bare_hedge", "condition_after", "conditional", "statement"]
 
 #: Verbs in the past that are no "-ed" form, as a status says them.
 _PAST = frozenset({"broke", "went", "ran", "got", "was", "were", "fell", "stuck", "hung",
@@ -124,3 +124,20 @@ def conditional(words: list[str]) -> bool:
         return True
     return words[0] == "should" and len(words) > 2 and words[1] in {"the", "it", "this", "that",
                                                                    "they", "we", "anything"}
+
+
+#: One-word openers of a condition that may follow what it conditions ("roll back to draft 2
+#: if the tests fail"), and the words before them that make them no condition ("as if", "what
+#: if", "even if", "see if": a manner, a question, a check).
+_IF_AFTER = frozenset(w for w in _IF if " " not in w) - {"se", "caso", "s'il"}
+_NOT_A_CONDITION = frozenset({"as", "what", "even", "only", "see", "check", "ask", "know",
+                              "wonder", "matter"})
+
+
+def condition_after(words: list[str]) -> bool:
+    """Whether a condition follows the start of ``words`` (one clause, folded): "roll back to
+    draft 2 if the tests fail", "redo once the build is green"; a polite one ("redo when you
+    can") is none."""
+    return any(word in _IF_AFTER and words[i - 1] not in _NOT_A_CONDITION
+               and words[i + 1:i + 2] not in (["more"], ["again"])  # "let me try once more"
+               and conditional(words[i:]) for i, word in enumerate(words) if i)

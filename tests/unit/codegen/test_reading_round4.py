@@ -77,3 +77,18 @@ def test_a_yes_or_a_when_is_no_condition(text):
                                   "if you could roll back to draft 2", "wenn möglich, redo"])
 def test_a_polite_if_is_no_condition(text):
     assert read_turn(text, ENDED).kind is Kind.COMMAND
+
+
+@pytest.mark.parametrize("text", ["roll back to draft 2 if the tests fail",
+                                  "redo once the build is green",
+                                  "rename fmt_ts to format_ts if nobody uses it"])
+def test_a_condition_after_the_command_is_asked_about_too(text):
+    reading = read_turn(text, ENDED)
+    assert reading.kind is Kind.UNSURE and reading.suggestion
+
+
+@pytest.mark.parametrize("text", ["redo when you can", "redo if you can",
+                                  "roll back to draft 2 even if it is old",
+                                  "I'll try once more. redo"])
+def test_a_polite_or_concessive_if_after_the_command_is_none(text):
+    assert read_turn(text, ENDED).kind is Kind.COMMAND
